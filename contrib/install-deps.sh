@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package slurm-elastic needs to build, test and run. Idempotent.
+set -euo pipefail
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps.sh: must run as root (it calls apt-get install); try: sudo $0" >&2
+  exit 1
+fi
+
+packages=(
+  # build
+  build-essential cmake pkg-config git ca-certificates
+  # libraries
+  libtorch-dev libtomlplusplus-dev libboost-program-options-dev libboost-dev
+  libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libmunge-dev libslurm-dev
+  nlohmann-json3-dev libssl-dev
+  # Slurm cluster with accounting (repeated resizes need slurmdbd)
+  slurmctld slurmd slurm-client slurmdbd slurm-wlm-mysql-plugin mariadb-server munge
+  # MPI with PMIx
+  openmpi-bin libopenmpi-dev libpmix-dev
+  # data
+  dataset-fashion-mnist
+  # tools used by scripts and tests
+  procps iproute2 python3
+)
+
+export DEBIAN_FRONTEND=noninteractive
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps.sh: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+echo "install-deps.sh: installing ${#missing[@]} packages: ${missing[*]}"
+apt-get update -qq
+# policy-rc.d keeps Debian's postinst from starting system-wide slurmctld/munge/mariadb:
+# the local cluster runs its own private daemons and must not collide with them.
+policy=/usr/sbin/policy-rc.d
+created_policy=0
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && created_policy=1
+fi
+trap '[[ $created_policy -eq 1 ]] && rm -f "$policy"' EXIT
+apt-get install -y -q --no-install-recommends \
+  -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"
+echo "install-deps.sh: done"

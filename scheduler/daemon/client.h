@@ -1,0 +1,16 @@
+// Client side of elasticd's protocol: seal a JSON request with MUNGE, send it, read the answer.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "scheduler/daemon/credential.h"
+
+namespace elastic::daemon {
+
+// Throws std::runtime_error with an actionable message (daemon down, MUNGE failure, bad reply).
+nlohmann::json SendRequest(const std::string& socket_path, CredentialCodec& codec,
+                           const nlohmann::json& request);
+
+}  // namespace elastic::daemon

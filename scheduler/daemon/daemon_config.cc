@@ -1,0 +1,75 @@
+// Loading and validating elasticd.toml.
+#include "scheduler/daemon/daemon_config.h"
+
+#include <array>
+#include <string_view>
+
+#include "scheduler/common/toml_reader.h"
+
+namespace elastic::daemon {
+namespace {
+
+constexpr std::array<std::string_view, 4> kPolicies{"backfill", "easyscale", "rubick", "elastic"};
+constexpr std::array<std::string_view, 4> kLevels{"error", "warn", "info", "debug"};
+
+void RequireAbsolute(const TomlReader& reader, std::string_view key, const std::string& path,
+                     bool allow_empty) {
+  if (path.empty() && allow_empty) return;
+  if (path.empty() || path.front() != '/') {
+    reader.Fail(key, "invalid value \"" + path + "\": expected an absolute path");
+  }
+}
+
+template <std::size_t N>
+std::size_t IndexIn(const TomlReader& reader, std::string_view key, const std::string& value,
+                    const std::array<std::string_view, N>& choices) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (choices[i] == value) return i;
+  }
+  std::string expected;
+  for (auto choice : choices) expected += (expected.empty() ? "" : ", ") + std::string(choice);
+  reader.Fail(key, "invalid value \"" + value + "\": expected one of " + expected);
+}
+
+DaemonConfig Read(TomlReader& reader) {
+  DaemonConfig config;
+  if (auto v = reader.String("daemon.socket")) config.socket = *v;
+  RequireAbsolute(reader, "daemon.socket", config.socket, false);
+  if (auto v = reader.String("daemon.state_dir")) config.state_dir = *v;
+  RequireAbsolute(reader, "daemon.state_dir", config.state_dir, false);
+  if (auto v = reader.String("daemon.log_level")) {
+    config.log_level = static_cast<LogLevel>(IndexIn(reader, "daemon.log_level", *v, kLevels));
+  }
+  if (auto v = reader.String("daemon.log_file")) config.log_file = *v;
+  RequireAbsolute(reader, "daemon.log_file", config.log_file, true);
+  if (auto v = reader.String("daemon.munge_socket")) config.munge_socket = *v;
+  RequireAbsolute(reader, "daemon.munge_socket", config.munge_socket, true);
+
+  if (auto v = reader.String("scheduler.policy")) {
+    config.policy = std::string(kPolicies[IndexIn(reader, "scheduler.policy", *v, kPolicies)]);
+  }
+  if (auto v = reader.Duration("scheduler.cycle_interval")) config.cycle_interval = *v;
+  if (config.cycle_interval < std::chrono::milliseconds(100)) {
+    reader.Fail("scheduler.cycle_interval", "must be at least 100ms");
+  }
+  if (auto v = reader.Duration("scheduler.min_resize_interval")) config.min_resize_interval = *v;
+  if (auto v = reader.Double("scheduler.reconfig_penalty", 0.0, 1.0)) config.reconfig_penalty = *v;
+  reader.RejectUnknownKeys();
+  return config;
+}
+
+}  // namespace
+
+DaemonConfig ParseDaemonConfig(const std::string& text, const std::string& source_name) {
+  TomlReader reader = TomlReader::FromString(text, source_name);
+  return Read(reader);
+}
+
+DaemonConfig LoadDaemonConfig(const std::string& path) {
+  TomlReader reader = TomlReader::FromFile(path);
+  return Read(reader);
+}
+
+const char* ToString(LogLevel level) { return kLevels[static_cast<int>(level)].data(); }
+
+}  // namespace elastic::daemon

@@ -1,0 +1,114 @@
+// The exported C ABI of spank_elastic.so: symbols Slurm looks up, and a dispatcher per context.
+// Everything else lives in small C++ units; no exception may cross this boundary.
+extern "C" {
+#include <slurm/slurm_version.h>
+}
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "spank/context.h"
+
+namespace elastic::spank {
+
+ElasticSettings& Settings() {
+  static ElasticSettings settings;
+  return settings;
+}
+
+PluginArgs& Args() {
+  static PluginArgs args;
+  return args;
+}
+
+namespace {
+
+// Slurm may call an option callback twice with the same value (command line, then the
+// forwarded environment); applying a value is idempotent, so that is harmless.
+int OnOption(int val, const char* optarg, int /*remote*/) {
+  try {
+    std::string error = ApplyFlag(Settings(), static_cast<FlagId>(val), optarg);
+    if (!error.empty()) {
+      slurm_error("%s", error.c_str());
+      return -1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    slurm_error("elastic: internal error parsing an option: %s", e.what());
+    return -1;
+  }
+}
+
+int RegisterOptions(spank_t sp) {
+  for (const FlagSpec& flag : Flags()) {
+    // spank_option wants non-const char*; Slurm copies the strings and never writes them.
+    struct spank_option option = {
+        const_cast<char*>(flag.name), const_cast<char*>(flag.arginfo),
+        const_cast<char*>(flag.usage), flag.arginfo != nullptr ? 1 : 0,
+        static_cast<int>(flag.id), OnOption};
+    if (spank_option_register(sp, &option) != ESPANK_SUCCESS) {
+      slurm_error("elastic: cannot register --%s", flag.name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+template <typename F>
+int Guarded(const char* where, F&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    slurm_error("elastic: internal error in %s: %s", where, e.what());
+  } catch (...) {
+    slurm_error("elastic: internal error in %s", where);
+  }
+  return -1;
+}
+
+}  // namespace
+}  // namespace elastic::spank
+
+using namespace elastic::spank;
+
+extern "C" {
+
+__attribute__((visibility("default"))) extern const char plugin_name[] = "elastic";
+__attribute__((visibility("default"))) extern const char plugin_type[] = "spank";
+__attribute__((visibility("default"))) extern const unsigned int plugin_version =
+    SLURM_VERSION_NUMBER;
+__attribute__((visibility("default"))) extern const unsigned int spank_plugin_version = 0;
+
+__attribute__((visibility("default"))) int slurm_spank_init(spank_t sp, int ac, char** av) {
+  return Guarded("slurm_spank_init", [&] {
+    PluginArgsResult parsed = ParsePluginArgs(std::vector<std::string>(av, av + ac));
+    if (!parsed.error.empty()) {
+      slurm_error("%s", parsed.error.c_str());
+      return -1;
+    }
+    Args() = parsed.args;
+    switch (spank_context()) {
+      case S_CTX_LOCAL:
+      case S_CTX_REMOTE:
+      case S_CTX_ALLOCATOR: return RegisterOptions(sp);
+      default: return 0;
+    }
+  });
+}
+
+__attribute__((visibility("default"))) int slurm_spank_init_post_opt(spank_t sp, int, char**) {
+  return Guarded("slurm_spank_init_post_opt", [&] {
+    switch (spank_context()) {
+      case S_CTX_ALLOCATOR: return AllocatorInitPostOpt(sp);
+      case S_CTX_LOCAL: return LocalInitPostOpt(sp);
+      default: return 0;
+    }
+  });
+}
+
+__attribute__((visibility("default"))) int slurm_spank_user_init(spank_t sp, int, char**) {
+  return Guarded("slurm_spank_user_init", [&] { return RemoteUserInit(sp); });
+}
+
+}  // extern "C"

@@ -1,0 +1,77 @@
+// Tests for elasticd.toml: pinned defaults, the shipped file, and an invalid-input table.
+#include "scheduler/daemon/daemon_config.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/common/toml_reader.h"
+
+namespace elastic::daemon {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(DaemonConfig, DefaultsArePinned) {
+  DaemonConfig c = ParseDaemonConfig("", "empty.toml");
+  EXPECT_EQ(c.socket, "/run/elasticd/elasticd.sock");
+  EXPECT_EQ(c.state_dir, "/var/lib/elasticd");
+  EXPECT_EQ(c.log_level, LogLevel::kInfo);
+  EXPECT_EQ(c.log_file, "");
+  EXPECT_EQ(c.munge_socket, "");
+  EXPECT_EQ(c.policy, "elastic");
+  EXPECT_EQ(c.cycle_interval, milliseconds(10'000));
+  EXPECT_EQ(c.min_resize_interval, milliseconds(60'000));
+  EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.97);
+}
+
+TEST(DaemonConfig, ShippedFileLoadsWithDefaults) {
+  DaemonConfig c = LoadDaemonConfig(ELASTIC_SOURCE_DIR "/etc/elasticd.toml");
+  EXPECT_EQ(c.policy, "elastic");
+  EXPECT_EQ(c.cycle_interval, milliseconds(10'000));
+}
+
+TEST(DaemonConfig, ReadsEveryKey) {
+  DaemonConfig c = ParseDaemonConfig(
+      "[daemon]\nsocket=\"/tmp/s\"\nstate_dir=\"/tmp/st\"\nlog_level=\"debug\"\n"
+      "log_file=\"/tmp/l\"\nmunge_socket=\"/tmp/m\"\n[scheduler]\npolicy=\"rubick\"\n"
+      "cycle_interval=\"500ms\"\nmin_resize_interval=\"2m\"\nreconfig_penalty=0.9\n",
+      "full.toml");
+  EXPECT_EQ(c.socket, "/tmp/s");
+  EXPECT_EQ(c.state_dir, "/tmp/st");
+  EXPECT_EQ(c.log_level, LogLevel::kDebug);
+  EXPECT_EQ(c.log_file, "/tmp/l");
+  EXPECT_EQ(c.munge_socket, "/tmp/m");
+  EXPECT_EQ(c.policy, "rubick");
+  EXPECT_EQ(c.cycle_interval, milliseconds(500));
+  EXPECT_EQ(c.min_resize_interval, milliseconds(120'000));
+  EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.9);
+}
+
+TEST(DaemonConfig, InvalidInputTable) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[daemon]\nsockt = \"/x\"\n", "bad.toml:2: daemon.sockt: unknown key"},
+      {"[scheduler]\npolicy = \"fifo\"\n",
+       "bad.toml:2: scheduler.policy: invalid value \"fifo\": expected one of backfill, "
+       "easyscale, rubick, elastic"},
+      {"[daemon]\nsocket = \"run/e.sock\"\n",
+       "bad.toml:2: daemon.socket: invalid value \"run/e.sock\": expected an absolute path"},
+      {"[daemon]\nlog_level = \"trace\"\n", "daemon.log_level: invalid value \"trace\""},
+      {"[scheduler]\ncycle_interval = 10\n", "scheduler.cycle_interval: expected a string"},
+      {"[scheduler]\ncycle_interval = \"10\"\n", "invalid duration \"10\""},
+      {"[scheduler]\ncycle_interval = \"50ms\"\n", "must be at least 100ms"},
+      {"[scheduler]\nreconfig_penalty = 1.5\n", "expected a number from 0 to 1"},
+      {"[policy]\nname = \"x\"\n", "bad.toml:2: policy.name: unknown key"},
+      {"[daemon\n", "bad.toml:1: invalid TOML"},
+  };
+  for (const auto& [text, expected] : cases) {
+    try {
+      ParseDaemonConfig(text, "bad.toml");
+      ADD_FAILURE() << "accepted:\n" << text;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos)
+          << "input:\n" << text << "error: " << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace elastic::daemon
