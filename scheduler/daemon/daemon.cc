@@ -108,6 +108,8 @@ int RunDaemon(const DaemonConfig& config, bool foreground) {
     return 0;
   } catch (const std::exception& e) {
     Log(LogLevel::kError, e.what());
+    // Start-up failures must reach whoever started us, not only the log file.
+    if (!config.log_file.empty()) std::fprintf(stderr, "elasticd: %s\n", e.what());
     return 1;
   }
 }

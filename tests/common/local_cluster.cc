@@ -1,0 +1,107 @@
+// LocalCluster: drives contrib/local-cluster.sh and runs commands against the cluster.
+#include "tests/common/local_cluster.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+namespace elastic::testing {
+
+bool RunningUnderCi() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+
+LocalCluster::~LocalCluster() { Stop(); }
+
+std::string LocalCluster::Start(const Options& options, bool& unavailable) {
+  std::string script = std::string(ELASTIC_SOURCE_DIR) + "/contrib/local-cluster.sh";
+  std::string command = ShellQuote(script) + " up --nodes " + std::to_string(options.nodes);
+  if (options.with_plugin) {
+    command += " --plugin " + ShellQuote(std::string(ELASTIC_BINARY_DIR) + "/spank/spank_elastic.so");
+  }
+  // stdout carries only the export lines; the script's progress goes to stderr (kept in a file
+  // so a failure can be shown).
+  std::string log = "/tmp/elastic-cluster-up-" + std::to_string(::getpid()) + ".log";
+  CommandResult result = RunCommand(command + " 2>" + ShellQuote(log));
+  CommandResult log_text = RunCommand("cat " + ShellQuote(log) + "; rm -f " + ShellQuote(log));
+  if (result.exit_code != 0) {
+    unavailable = result.exit_code == 2;
+    return "local-cluster.sh up failed (exit " + std::to_string(result.exit_code) + "):\n" +
+           log_text.output + result.output;
+  }
+  std::istringstream lines(result.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("export ", 0) != 0) continue;
+    auto eq = line.find('=');
+    std::string name = line.substr(7, eq - 7);
+    std::string value = line.substr(eq + 1);
+    if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"')) {
+      value = value.substr(1, value.size() - 2);
+    }
+    exports_[name] = value;
+    env_prefix_ += "export " + name + "=" + ShellQuote(value) + "; ";
+  }
+  dir_ = Export("ELASTIC_CLUSTER_DIR");
+  if (dir_.empty() || Export("SLURM_CONF").empty()) {
+    return "local-cluster.sh up printed no SLURM_CONF/ELASTIC_CLUSTER_DIR exports:\n" +
+           result.output;
+  }
+  return "";
+}
+
+void LocalCluster::Stop() {
+  if (dir_.empty()) return;
+  RunCommand(ShellQuote(std::string(ELASTIC_SOURCE_DIR) + "/contrib/local-cluster.sh") +
+             " down --dir " + ShellQuote(dir_));
+  dir_.clear();
+}
+
+std::string LocalCluster::Export(const std::string& name) const {
+  auto it = exports_.find(name);
+  return it == exports_.end() ? "" : it->second;
+}
+
+CommandResult LocalCluster::Run(const std::string& command) const {
+  return RunCommand(env_prefix_ + command);
+}
+
+std::string LocalCluster::WaitForJob(const std::string& job_id, int timeout_s) const {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    CommandResult queued = Run("squeue -h -j " + job_id + " -o %T 2>/dev/null");
+    if (queued.output.find_first_not_of(" \n") == std::string::npos) {
+      CommandResult state = Run("sacct -n -X -P -j " + job_id + " -o State");
+      std::string text = state.output.substr(0, state.output.find('\n'));
+      return text.empty() ? "GONE" : text;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return "";
+}
+
+LocalCluster* ClusterSuite::cluster_ = nullptr;
+std::string ClusterSuite::start_error_;
+bool ClusterSuite::unavailable_ = false;
+
+void ClusterSuite::SetUpTestSuite() {
+  cluster_ = new LocalCluster();
+  start_error_ = cluster_->Start({}, unavailable_);
+}
+
+void ClusterSuite::TearDownTestSuite() {
+  delete cluster_;
+  cluster_ = nullptr;
+}
+
+void ClusterSuite::SetUp() {
+  if (start_error_.empty()) return;
+  if (unavailable_ && !RunningUnderCi()) GTEST_SKIP() << start_error_;
+  FAIL() << start_error_;
+}
+
+}  // namespace elastic::testing

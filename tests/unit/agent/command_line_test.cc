@@ -1,0 +1,76 @@
+// Tests for elastic-agent's command line: commands, help and version, and every usage error.
+#include "agent/cli/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "agent/common/errors.h"
+
+namespace elastic::agent {
+namespace {
+
+std::string ErrorOf(const std::vector<std::string>& args) {
+  try {
+    ParseCommandLine(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string TextOf(const std::vector<std::string>& args) {
+  Command command = ParseCommandLine(args);
+  const auto* text = std::get_if<ShowText>(&command);
+  return text == nullptr ? "(not text)" : text->text;
+}
+
+TEST(CommandLine, VersionAndHelp) {
+  EXPECT_TRUE(std::regex_match(TextOf({"--version"}), std::regex("elastic-agent \\d+\\.\\d+\\.\\d+\n")));
+  EXPECT_EQ(TextOf({"--version"}), "elastic-agent " + std::string(AgentVersion()) + "\n");
+  std::string help = TextOf({"--help"});
+  EXPECT_NE(help.find("Usage: elastic-agent"), std::string::npos);
+  EXPECT_NE(help.find("train"), std::string::npos);
+  EXPECT_EQ(TextOf({"-h"}), help);
+  std::string train_help = TextOf({"train", "--help"});
+  EXPECT_NE(train_help.find("--config"), std::string::npos);
+  EXPECT_NE(train_help.find("--until-step"), std::string::npos);
+}
+
+TEST(CommandLine, Train) {
+  Command command = ParseCommandLine({"train", "--config", "job.toml"});
+  ASSERT_TRUE(std::holds_alternative<TrainArgs>(command));
+  EXPECT_EQ(std::get<TrainArgs>(command).config_path, "job.toml");
+  EXPECT_FALSE(std::get<TrainArgs>(command).until_step);
+
+  command = ParseCommandLine({"train", "-c", "a.toml", "--until-step", "40"});
+  EXPECT_EQ(std::get<TrainArgs>(command).config_path, "a.toml");
+  EXPECT_EQ(std::get<TrainArgs>(command).until_step, 40);
+  command = ParseCommandLine({"train", "--until-step=7", "--config=b.toml"});
+  EXPECT_EQ(std::get<TrainArgs>(command).until_step, 7);
+}
+
+TEST(CommandLine, UsageErrors) {
+  EXPECT_EQ(ErrorOf({}), "missing command (see elastic-agent --help)");
+  EXPECT_EQ(ErrorOf({"eval"}), "unknown command \"eval\": expected train (see elastic-agent --help)");
+  EXPECT_EQ(ErrorOf({"--bogus"}),
+            "unrecognised option '--bogus' (see elastic-agent --help)");
+  EXPECT_EQ(ErrorOf({"train"}),
+            "train: the option '--config' is required but missing (see elastic-agent train --help)");
+  EXPECT_EQ(ErrorOf({"train", "--config"}),
+            "train: the required argument for option '--config' is missing (see elastic-agent "
+            "train --help)");
+  EXPECT_EQ(ErrorOf({"train", "--config", "a", "--bogus"}),
+            "train: unrecognised option '--bogus' (see elastic-agent train --help)");
+  EXPECT_EQ(ErrorOf({"train", "--config", "a", "extra"}).rfind("train: too many positional", 0),
+            0u);
+  for (const char* bad : {"0", "-1", "x", "3x", "+3", ""}) {
+    EXPECT_EQ(ErrorOf({"train", "--config", "a", "--until-step", bad}),
+              "train: --until-step: invalid value \"" + std::string(bad) +
+                  "\": expected an integer >= 1 (see elastic-agent train --help)")
+        << bad;
+  }
+}
+
+}  // namespace
+}  // namespace elastic::agent

@@ -1,0 +1,199 @@
+// Tests for the job config: pinned defaults, every key read, environment overrides, and a table
+// of invalid inputs whose messages must name the place, the key and what was expected.
+#include "agent/config/job_config.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "scheduler/common/toml_reader.h"
+#include "tests/common/temp_dir.h"
+
+namespace elastic::agent {
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+EnvLookup FakeEnv(Env values) {
+  return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
+    auto it = values.find(std::string(name));
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+class JobConfigTest : public ::testing::Test {
+ protected:
+  JobConfigTest() {
+    dir_.Write("data/train-images-idx3-ubyte.gz", "");
+    dir_.Write("data/train-labels-idx1-ubyte.gz", "");
+  }
+
+  std::string DataDir() const { return (dir_.path() / "data").string(); }
+  std::string DataLine() const { return "[data]\npath = \"" + DataDir() + "\"\n"; }
+
+  JobConfig Parse(const std::string& text, const Env& env = {}) {
+    TomlReader reader = TomlReader::FromString(text, "job.toml");
+    return ParseJobConfig(reader, FakeEnv(env), dir_.path().string());
+  }
+
+  std::string ErrorOf(const std::string& text, const Env& env = {}) {
+    try {
+      Parse(text, env);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+
+  elastic::testing::TempDir dir_;
+};
+
+TEST_F(JobConfigTest, DefaultsArePinned) {
+  JobConfig c = Parse(DataLine());
+  EXPECT_EQ(c.model.name, "fmnist_cnn");
+  EXPECT_EQ(c.data.path, DataDir());
+  EXPECT_EQ(c.train.ests, 1);
+  EXPECT_EQ(c.train.global_batch, 256);
+  EXPECT_DOUBLE_EQ(c.train.lr, 0.05);
+  EXPECT_DOUBLE_EQ(c.train.momentum, 0.9);
+  EXPECT_EQ(c.train.seed, 1);
+  EXPECT_EQ(c.train.steps, 200);
+  EXPECT_EQ(c.train.determinism, Determinism::kD1);
+  EXPECT_EQ(c.train.plan, Plan::kAuto);
+  EXPECT_EQ(c.train.threads, 1);
+  EXPECT_EQ(c.train.log_every, 10);
+  EXPECT_EQ(c.checkpoint.dir, "");
+  EXPECT_EQ(c.checkpoint.every_steps, 0);
+  EXPECT_EQ(c.est_batch(), 256);
+  // The struct's own defaults match what an empty file gives (apart from the resolved path).
+  JobConfig plain;
+  EXPECT_EQ(plain.data.path, "/usr/share/datasets/fashion-mnist");
+  EXPECT_EQ(plain.train.ests, c.train.ests);
+  EXPECT_EQ(plain.train.steps, c.train.steps);
+}
+
+TEST_F(JobConfigTest, ReadsEveryKey) {
+  JobConfig c = Parse("[model]\nname = \"fmnist_cnn\"\n" + DataLine() +
+                      "[train]\nests = 8\nglobal_batch = 64\nlr = 0.1\nmomentum = 0.5\nseed = 7\n"
+                      "steps = 30\ndeterminism = \"statistical\"\nplan = \"tp\"\nthreads = 2\n"
+                      "log_every = 0\n[checkpoint]\ndir = \"ckpt\"\nevery_steps = 5\n");
+  EXPECT_EQ(c.train.ests, 8);
+  EXPECT_EQ(c.train.global_batch, 64);
+  EXPECT_EQ(c.est_batch(), 8);
+  EXPECT_DOUBLE_EQ(c.train.lr, 0.1);
+  EXPECT_DOUBLE_EQ(c.train.momentum, 0.5);
+  EXPECT_EQ(c.train.seed, 7);
+  EXPECT_EQ(c.train.steps, 30);
+  EXPECT_EQ(c.train.determinism, Determinism::kStatistical);
+  EXPECT_EQ(c.train.plan, Plan::kTp);
+  EXPECT_EQ(c.train.threads, 2);
+  EXPECT_EQ(c.train.log_every, 0);
+  EXPECT_EQ(c.checkpoint.dir, (dir_.path() / "ckpt").string());  // relative to the config
+  EXPECT_EQ(c.checkpoint.every_steps, 5);
+}
+
+TEST_F(JobConfigTest, RelativeDataPathIsResolvedAgainstTheConfigDirectory) {
+  EXPECT_EQ(Parse("[data]\npath = \"./data/\"\n").data.path, DataDir() + "/");
+  dir_.Write("job.toml", "[data]\npath = \"data\"\n");
+  JobConfig c = LoadJobConfig((dir_.path() / "job.toml").string(), FakeEnv({}));
+  EXPECT_EQ(c.data.path, DataDir());
+}
+
+TEST_F(JobConfigTest, EnvironmentOverridesTheFile) {
+  JobConfig c = Parse(DataLine() + "[train]\nests = 2\nplan = \"dp\"\n",
+                      {{"SLURM_ELASTIC_EST", "4"},
+                       {"SLURM_ELASTIC_PLAN", "tp"},
+                       {"SLURM_ELASTIC_DETERMINISM", "statistical"}});
+  EXPECT_EQ(c.train.ests, 4);
+  EXPECT_EQ(c.train.plan, Plan::kTp);
+  EXPECT_EQ(c.train.determinism, Determinism::kStatistical);
+}
+
+TEST_F(JobConfigTest, MissingFileIsAConfigError) {
+  try {
+    LoadJobConfig((dir_.path() / "absent.toml").string(), FakeEnv({}));
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("absent.toml: cannot read config file"),
+              std::string::npos);
+  }
+}
+
+struct BadCase {
+  std::string name;
+  std::string train;  // [train] section body ("" = none), after a valid [data] section
+  Env env;
+  std::string expected;  // the whole message, with DIR for the data directory
+};
+
+TEST_F(JobConfigTest, InvalidInputs) {
+  const std::vector<BadCase> cases = {
+      {"unknown key names its line", "ests = 2\nglobal_bach = 64\n", {},
+       "job.toml:5: train.global_bach: unknown key (check the spelling and the section it is in)"},
+      {"wrong type", "ests = \"8\"\n", {},
+       "job.toml:4: train.ests: expected an integer from 1 to 1048576"},
+      {"zero ests", "ests = 0\n", {},
+       "job.toml:4: train.ests: invalid value 0: expected an integer from 1 to 1048576"},
+      {"batch not divisible", "ests = 3\nglobal_batch = 256\n", {},
+       "job.toml:5: train.global_batch: 256 is not divisible by train.ests = 3: each EST "
+       "processes global_batch / ests samples per step"},
+      {"bad plan", "plan = \"warp\"\n", {},
+       "job.toml:4: train.plan: invalid value \"warp\": expected one of auto, dp, ga, gc, "
+       "zero-dp, zero-offload, tp, pp, burst"},
+      {"tp under d1", "plan = \"tp\"\ndeterminism = \"d1\"\n", {},
+       "job.toml:4: train.plan: plan \"tp\" is not allowed under determinism \"d1\": it changes "
+       "the arithmetic, so only \"statistical\" admits it"},
+      {"bad determinism", "determinism = \"d3\"\n", {},
+       "job.toml:4: train.determinism: invalid value \"d3\": expected one of d0, d1, d2, "
+       "statistical"},
+      {"zero lr", "lr = 0.0\n", {}, "job.toml:4: train.lr: invalid value 0: expected a number > 0"},
+      {"negative lr", "lr = -1\n", {},
+       "job.toml:4: train.lr: invalid value -1: expected a number from 0 to 1e+06"},
+      {"momentum 1", "momentum = 1\n", {},
+       "job.toml:4: train.momentum: invalid value 1: expected a number from 0 to below 1"},
+      {"zero threads", "threads = 0\n", {},
+       "job.toml:4: train.threads: invalid value 0: expected an integer from 1 to 256"},
+      {"too many threads", "threads = 257\n", {},
+       "job.toml:4: train.threads: invalid value 257: expected an integer from 1 to 256"},
+      {"zero steps", "steps = 0\n", {},
+       "job.toml:4: train.steps: invalid value 0: expected an integer from 1 to "
+       "9223372036854775807"},
+      {"bad env est", "", {{"SLURM_ELASTIC_EST", "0"}},
+       "environment SLURM_ELASTIC_EST: invalid value \"0\": expected an integer from 1 to "
+       "1048576"},
+      {"bad env plan", "", {{"SLURM_ELASTIC_PLAN", "fast"}},
+       "environment SLURM_ELASTIC_PLAN: invalid value \"fast\": expected one of auto, dp, ga, gc, "
+       "zero-dp, zero-offload, tp, pp, burst"},
+      {"bad env determinism", "", {{"SLURM_ELASTIC_DETERMINISM", "D1"}},
+       "environment SLURM_ELASTIC_DETERMINISM: invalid value \"D1\": expected one of d0, d1, d2, "
+       "statistical"},
+      {"env est not dividing the batch", "global_batch = 256\n", {{"SLURM_ELASTIC_EST", "3"}},
+       "job.toml:4: train.global_batch: 256 is not divisible by train.ests = 3 (from "
+       "SLURM_ELASTIC_EST): each EST processes global_batch / ests samples per step"},
+      {"env plan tp under file d1", "determinism = \"d1\"\n", {{"SLURM_ELASTIC_PLAN", "tp"}},
+       "job.toml: train.plan: plan \"tp\" (from SLURM_ELASTIC_PLAN) is not allowed under "
+       "determinism \"d1\": it changes the arithmetic, so only \"statistical\" admits it"},
+  };
+  for (const BadCase& c : cases) {
+    std::string text = DataLine() + (c.train.empty() ? "" : "[train]\n" + c.train);
+    EXPECT_EQ(ErrorOf(text, c.env), c.expected) << c.name;
+  }
+}
+
+TEST_F(JobConfigTest, InvalidModelAndData) {
+  EXPECT_EQ(ErrorOf("[model]\nname = \"resnet\"\n" + DataLine()),
+            "job.toml:2: model.name: unknown model \"resnet\": expected one of fmnist_cnn");
+  EXPECT_EQ(ErrorOf("[data]\npath = \"/nonexistent/fmnist\"\n"),
+            "job.toml:2: data.path: \"/nonexistent/fmnist\" is not a directory: expected the "
+            "Fashion-MNIST directory (Debian package dataset-fashion-mnist)");
+  dir_.Write("empty/README", "");
+  EXPECT_EQ(ErrorOf("[data]\npath = \"empty\"\n"),
+            "job.toml:2: data.path: \"" + (dir_.path() / "empty").string() +
+                "\" has no train-images-idx3-ubyte[.gz]: expected the Fashion-MNIST IDX files");
+  EXPECT_EQ(ErrorOf("[data\npath = 1\n").rfind("job.toml:1: invalid TOML", 0), 0u);
+  EXPECT_EQ(ErrorOf("[data]\npath = 1\n"), "job.toml:2: data.path: expected a string");
+}
+
+}  // namespace
+}  // namespace elastic::agent
