@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The README's demo: install deps, build, start a 4-node local Slurm cluster with the plugin,
+# run an elastic Fashion-MNIST training job that shrinks and grows, show the result, tear down.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$top/build}
+say() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+
+say "installing dependencies"
+"$top/contrib/install-deps.sh"
+say "building"
+"$top/contrib/build.sh"
+
+say "starting a local Slurm cluster (4 nodes, slurmdbd, the elastic SPANK plugin)"
+exports=$("$top/contrib/local-cluster.sh" up --nodes 4 --plugin "$build/spank/spank_elastic.so")
+eval "$exports"
+trap '"$top/contrib/local-cluster.sh" down --dir "$ELASTIC_CLUSTER_DIR" >&2' EXIT
+sinfo >&2
+
+work=$(mktemp -d)
+cat >"$work/train.toml" <<TOML
+[model]
+name = "fmnist_cnn"
+[data]
+path = "/usr/share/datasets/fashion-mnist"
+[train]
+ests = 8
+global_batch = 256
+lr = 0.05
+momentum = 0.9
+seed = 1
+steps = 150
+threads = 1
+log_every = 25
+[checkpoint]
+dir = "$work/ckpt"
+TOML
+
+say "submitting: sbatch -N 2-4 --elastic --elastic-est=8 (training on every node it holds)"
+# Until elasticd drives resizes (scheduler issue), the batch script resizes its own allocation
+# the way elasticd's supervisor will: shrink with scontrol, grow with an expansion job.
+job=$(sbatch --parsable -N 2-4 --elastic --elastic-est=8 --chdir "$work" -o "$work/job.out" --wrap "
+  set -e
+  agent=$build/agent/elastic-agent
+  echo \"generation 1 on \$SLURM_JOB_NUM_NODES nodes: \$SLURM_JOB_NODELIST\"
+  srun \$agent train --config $work/train.toml --until-step 50 | tail -n 1
+  scontrol update JobId=\$SLURM_JOB_ID NumNodes=1
+  . ./slurm_job_\${SLURM_JOB_ID}_resize.sh
+  echo \"generation 2 (shrunk) on \$SLURM_JOB_NUM_NODES node: \$SLURM_JOB_NODELIST\"
+  srun -N1 \$agent train --config $work/train.toml --until-step 100 | tail -n 1
+  sleep 1
+  exp=\$(salloc --no-shell --parsable -N 2 --exclusive --dependency=expand:\$SLURM_JOB_ID 2>/dev/null)
+  scontrol update JobId=\$exp NumNodes=0
+  scancel \$exp
+  scontrol update JobId=\$SLURM_JOB_ID NumNodes=ALL
+  . ./slurm_job_\${SLURM_JOB_ID}_resize.sh
+  export SLURM_TASKS_PER_NODE=\$SLURM_JOB_CPUS_PER_NODE
+  echo \"generation 3 (grown) on \$SLURM_JOB_NUM_NODES nodes: \$SLURM_JOB_NODELIST\"
+  srun \$agent train --config $work/train.toml | tail -n 1
+")
+
+echo "job $job submitted" >&2
+while squeue -h -j "$job" 2>/dev/null | grep -q .; do sleep 1; done
+say "job output"
+cat "$work/job.out"
+state=$(sacct -n -X -P -j "$job" -o State | head -n1)
+say "job $job: $state"
+[[ $state == COMPLETED ]]
