@@ -26,7 +26,8 @@ std::string TextOf(const std::vector<std::string>& args) {
 }
 
 TEST(CommandLine, VersionAndHelp) {
-  EXPECT_TRUE(std::regex_match(TextOf({"--version"}), std::regex("elastic-agent \\d+\\.\\d+\\.\\d+\n")));
+  EXPECT_TRUE(
+      std::regex_match(TextOf({"--version"}), std::regex("elastic-agent \\d+\\.\\d+\\.\\d+\n")));
   EXPECT_EQ(TextOf({"--version"}), "elastic-agent " + std::string(AgentVersion()) + "\n");
   std::string help = TextOf({"--help"});
   EXPECT_NE(help.find("Usage: elastic-agent"), std::string::npos);
@@ -52,11 +53,12 @@ TEST(CommandLine, Train) {
 
 TEST(CommandLine, UsageErrors) {
   EXPECT_EQ(ErrorOf({}), "missing command (see elastic-agent --help)");
-  EXPECT_EQ(ErrorOf({"eval"}), "unknown command \"eval\": expected train (see elastic-agent --help)");
-  EXPECT_EQ(ErrorOf({"--bogus"}),
-            "unrecognised option '--bogus' (see elastic-agent --help)");
-  EXPECT_EQ(ErrorOf({"train"}),
-            "train: the option '--config' is required but missing (see elastic-agent train --help)");
+  EXPECT_EQ(ErrorOf({"eval"}),
+            "unknown command \"eval\": expected train (see elastic-agent --help)");
+  EXPECT_EQ(ErrorOf({"--bogus"}), "unrecognised option '--bogus' (see elastic-agent --help)");
+  EXPECT_EQ(
+      ErrorOf({"train"}),
+      "train: the option '--config' is required but missing (see elastic-agent train --help)");
   EXPECT_EQ(ErrorOf({"train", "--config"}),
             "train: the required argument for option '--config' is missing (see elastic-agent "
             "train --help)");

@@ -48,9 +48,9 @@ TEST_P(IdxFileTest, ReadsImagesAndLabels) {
 
 TEST_P(IdxFileTest, RejectsBadMagic) {
   std::string labels_as_images = Write(IdxBytes({5}, {1, 2, 3, 4, 5}));
-  EXPECT_EQ(ErrorOf(labels_as_images, 3),
-            labels_as_images + ": bad IDX magic 0x00000801: expected 0x00000803 "
-                               "(unsigned bytes, 3 dimensions)");
+  EXPECT_EQ(ErrorOf(labels_as_images, 3), labels_as_images +
+                                              ": bad IDX magic 0x00000801: expected 0x00000803 "
+                                              "(unsigned bytes, 3 dimensions)");
   std::string floats = IdxBytes({1}, {0, 0, 0, 0});
   floats[2] = 0x0d;
   EXPECT_NE(ErrorOf(Write(floats), 1).find("bad IDX magic 0x00000d01"), std::string::npos);
@@ -90,6 +90,18 @@ TEST(IdxFile, CorruptGzipIsAReadError) {
   std::string path = dir.Write("bad.gz", bytes).string();
   std::string error = ErrorOf(path, 1);
   EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << error;
+}
+
+TEST(IdxFile, CutGzipIsTruncated) {
+  elastic::testing::TempDir dir;
+  auto path = dir.path() / "cut.gz";
+  std::vector<std::uint8_t> pixels(50 * 28 * 28);
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<std::uint8_t>(i * 31);
+  WriteFile(path, IdxBytes({50, 28, 28}, pixels), true);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  std::string error = ErrorOf(path.string(), 3);
+  EXPECT_EQ(error.rfind(path.string() + ": truncated: header promises 39200 data bytes", 0), 0u)
+      << error;
 }
 
 TEST(FashionMnistFiles, FindsGzipOrPlainAndPrefersGzip) {

@@ -27,7 +27,8 @@ void WriteFile(const std::filesystem::path& path, const std::string& bytes, bool
   }
   gzFile file = gzopen(path.c_str(), "wb");
   if (file == nullptr) throw std::runtime_error("cannot gzopen " + path.string());
-  int written = bytes.empty() ? 0 : gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size()));
+  int written =
+      bytes.empty() ? 0 : gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size()));
   if (gzclose(file) != Z_OK || written != static_cast<int>(bytes.size())) {
     throw std::runtime_error("cannot gzwrite " + path.string());
   }

@@ -4,7 +4,6 @@
 
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
-#include "tests/unit/agent/idx_fixture.h"
 
 namespace elastic::agent {
 namespace {
@@ -43,9 +42,10 @@ TEST(ElasticAgentBinary, CorruptDataExitsOneWithOneLine) {
   auto config = dir.Write("job.toml", "[data]\npath = \"data\"\n");
   auto result = RunCommand(Agent() + " train --config " + ShellQuote(config.string()));
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_EQ(result.output, "elastic-agent: " + (dir.path() / "data/train-images-idx3-ubyte").string() +
-                               ": bad IDX magic 0x6e6f7420: expected 0x00000803 (unsigned bytes, "
-                               "3 dimensions)\n");
+  EXPECT_EQ(result.output,
+            "elastic-agent: " + (dir.path() / "data/train-images-idx3-ubyte").string() +
+                ": bad IDX magic 0x6e6f7420: expected 0x00000803 (unsigned bytes, "
+                "3 dimensions)\n");
 }
 
 }  // namespace

@@ -1,0 +1,172 @@
+// POSIX implementations of the checkpoint file operations (EINTR and short transfers handled).
+#include "agent/checkpoint/private_files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "agent/checkpoint/checkpoint_error.h"
+
+namespace elastic::agent::checkpoint {
+namespace {
+
+constexpr mode_t kDirectoryMode = 0700;
+constexpr mode_t kFileMode = 0600;
+
+[[noreturn]] void ThrowErrno(const std::filesystem::path& path, const std::string& action,
+                             int error) {
+  throw CheckpointError(path, action + ": " + strerror(error));
+}
+
+std::string OctalMode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+std::filesystem::path ParentOf(const std::filesystem::path& dir) {
+  std::filesystem::path parent = dir.parent_path();
+  return parent.empty() ? std::filesystem::path(".") : parent;
+}
+
+// A trailing slash gives "a/b/" an empty file name and "a/b" as its parent; drop it.
+std::filesystem::path WithoutTrailingSlash(const std::filesystem::path& dir) {
+  return dir.has_filename() || !dir.has_parent_path() ? dir : dir.parent_path();
+}
+
+void MakeDirectoryChain(const std::filesystem::path& dir) {
+  struct stat info;
+  if (stat(dir.c_str(), &info) == 0) return;
+  if (errno != ENOENT) ThrowErrno(dir, "cannot stat directory", errno);
+  std::filesystem::path parent = ParentOf(dir);
+  if (parent != dir) MakeDirectoryChain(parent);
+  if (mkdir(dir.c_str(), kDirectoryMode) != 0) {
+    if (errno == EEXIST) return;  // created meanwhile by someone else; checked by the caller
+    ThrowErrno(dir, "cannot create directory", errno);
+  }
+  // mkdir applied the umask, which can only have removed bits; set exactly 0700.
+  if (chmod(dir.c_str(), kDirectoryMode) != 0) ThrowErrno(dir, "cannot chmod 0700", errno);
+  SyncDirectory(parent);
+}
+
+}  // namespace
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) close(fd_);
+}
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = other.Release();
+  }
+  return *this;
+}
+
+int UniqueFd::Release() {
+  int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+void UniqueFd::Close(const std::filesystem::path& path) {
+  // Linux closes the descriptor even when close() fails, so it is never retried.
+  if (close(Release()) != 0) ThrowErrno(path, "close failed", errno);
+}
+
+void EnsurePrivateDirectory(const std::filesystem::path& dir) {
+  MakeDirectoryChain(WithoutTrailingSlash(dir));
+  CheckPrivateDirectory(dir);
+}
+
+void CheckPrivateDirectory(const std::filesystem::path& dir) {
+  struct stat info;
+  if (stat(dir.c_str(), &info) != 0) ThrowErrno(dir, "cannot stat directory", errno);
+  if (!S_ISDIR(info.st_mode)) throw CheckpointError(dir, "not a directory");
+  if (info.st_uid != geteuid()) {
+    throw CheckpointError(dir, "directory is owned by uid " + std::to_string(info.st_uid) +
+                                   ", not by this user (uid " + std::to_string(geteuid()) +
+                                   "); expected a user-only directory (0700)");
+  }
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    throw CheckpointError(dir, "directory mode " + OctalMode(info.st_mode) +
+                                   " lets group or others write; expected a user-only "
+                                   "directory (chmod 0700)");
+  }
+}
+
+TempFile CreateTempFile(const std::filesystem::path& dir, std::string_view final_name) {
+  std::string pattern = (dir / final_name).string() + ".tmp-XXXXXX";
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  // mkostemp opens with O_CREAT|O_EXCL and mode 0600 (before the umask).
+  int fd = mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) ThrowErrno(pattern, "cannot create temp file", errno);
+  TempFile temp{UniqueFd(fd), std::filesystem::path(name.data())};
+  if (fchmod(fd, kFileMode) != 0) {
+    int error = errno;
+    unlink(temp.path.c_str());
+    ThrowErrno(temp.path, "cannot chmod 0600", error);
+  }
+  return temp;
+}
+
+UniqueFd OpenRegularFile(const std::filesystem::path& path, std::uint64_t* size) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) ThrowErrno(path, "cannot open", errno);
+  struct stat info;
+  if (fstat(fd.get(), &info) != 0) ThrowErrno(path, "cannot stat", errno);
+  if (!S_ISREG(info.st_mode)) throw CheckpointError(path, "not a regular file");
+  *size = static_cast<std::uint64_t>(info.st_size);
+  return fd;
+}
+
+void WriteAll(int fd, const std::filesystem::path& path, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t written = write(fd, bytes.data(), bytes.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      ThrowErrno(path, "write failed", errno);
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(written));
+  }
+}
+
+bool ReadAt(int fd, const std::filesystem::path& path, std::uint64_t offset, char* out,
+            std::size_t size) {
+  while (size > 0) {
+    ssize_t got = pread(fd, out, size, static_cast<off_t>(offset));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      ThrowErrno(path, "read failed at byte " + std::to_string(offset), errno);
+    }
+    if (got == 0) return false;
+    out += got;
+    offset += static_cast<std::uint64_t>(got);
+    size -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+void SyncFile(int fd, const std::filesystem::path& path) {
+  if (fsync(fd) != 0) ThrowErrno(path, "fsync failed", errno);
+}
+
+void SyncDirectory(const std::filesystem::path& dir) {
+  UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) ThrowErrno(dir, "cannot open directory to fsync it", errno);
+  if (fsync(fd.get()) != 0) ThrowErrno(dir, "directory fsync failed", errno);
+}
+
+void RemoveFile(const std::filesystem::path& path) {
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) ThrowErrno(path, "cannot remove", errno);
+}
+
+}  // namespace elastic::agent::checkpoint

@@ -1,0 +1,108 @@
+// ParseCommandLine: split at the command name, then one options_description per level.
+#include "agent/cli/command_line.h"
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <sstream>
+
+#include "agent/common/errors.h"
+
+#ifndef ELASTIC_AGENT_VERSION
+#error "ELASTIC_AGENT_VERSION must be defined by the build (PROJECT_VERSION)"
+#endif
+
+namespace elastic::agent {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr unsigned kHelpWidth = 100;
+constexpr std::string_view kProgramUsage =
+    "Usage: elastic-agent [--help] [--version] <command> [<args>]\n"
+    "\n"
+    "Elastic data-parallel training under Slurm (slurm-elastic).\n"
+    "\n"
+    "Commands:\n"
+    "  train    train the configured model (see elastic-agent train --help)\n";
+constexpr std::string_view kTrainUsage =
+    "Usage: elastic-agent train --config FILE [--until-step S]\n"
+    "\n"
+    "Trains the model of the job config FILE on the ESTs of this job. On rank 0, prints progress\n"
+    "and last `elastic-agent: step=<N> loss=<float> params_sha256=<64 hex>`.\n";
+
+std::string Describe(std::string_view usage, const po::options_description& options) {
+  std::ostringstream text;
+  text << usage << "\n" << options;
+  return text.str();
+}
+
+// `command` is "" for the program's own options, else the command name (for messages).
+po::variables_map Parse(const std::vector<std::string>& args,
+                        const po::options_description& options, const std::string& command) {
+  po::variables_map values;
+  try {
+    // No positional arguments are accepted: without an (empty) positional description Boost
+    // would silently drop a stray word such as a forgotten `--config`.
+    const po::positional_options_description no_positionals;
+    po::store(po::command_line_parser(args).options(options).positional(no_positionals).run(),
+              values);
+    if (values.count("help") == 0) po::notify(values);  // --help must work without --config
+  } catch (const po::error& e) {
+    const std::string prefix = command.empty() ? "" : command + ": ";
+    const std::string help = command.empty() ? "--help" : command + " --help";
+    throw UsageError(prefix + e.what() + " (see elastic-agent " + help + ")");
+  }
+  return values;
+}
+
+std::int64_t ParseUntilStep(const std::string& text) {
+  std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  bool digits_only = !text.empty() && text.find_first_not_of("0123456789") == text.npos;
+  if (!digits_only || ec != std::errc() || ptr != end || value < 1) {
+    throw UsageError("train: --until-step: invalid value \"" + text +
+                     "\": expected an integer >= 1 (see elastic-agent train --help)");
+  }
+  return value;
+}
+
+Command ParseTrain(const std::vector<std::string>& args) {
+  po::options_description options("Options", kHelpWidth);
+  options.add_options()("help,h", "show this help and exit")(
+      "config,c", po::value<std::string>()->required()->value_name("FILE"),
+      "job config (TOML): model, data, train and checkpoint settings")(
+      "until-step", po::value<std::string>()->value_name("S"),
+      "stop after step S (at most train.steps)");
+  po::variables_map values = Parse(args, options, "train");
+  if (values.count("help") != 0) return ShowText{Describe(kTrainUsage, options)};
+  TrainArgs train{values["config"].as<std::string>(), std::nullopt};
+  if (values.count("until-step") != 0) {
+    train.until_step = ParseUntilStep(values["until-step"].as<std::string>());
+  }
+  return train;
+}
+
+}  // namespace
+
+std::string_view AgentVersion() { return ELASTIC_AGENT_VERSION; }
+
+Command ParseCommandLine(const std::vector<std::string>& args) {
+  auto command = std::find_if(args.begin(), args.end(),
+                              [](const std::string& arg) { return !arg.starts_with("-"); });
+  po::options_description options("Options", kHelpWidth);
+  options.add_options()("help,h", "show this help and exit")("version",
+                                                             "show the version and exit");
+  po::variables_map values = Parse({args.begin(), command}, options, "");
+  if (values.count("help") != 0) return ShowText{Describe(kProgramUsage, options)};
+  if (values.count("version") != 0) {
+    return ShowText{"elastic-agent " + std::string(AgentVersion()) + "\n"};
+  }
+  if (command == args.end()) throw UsageError("missing command (see elastic-agent --help)");
+  if (*command == "train") return ParseTrain({command + 1, args.end()});
+  throw UsageError("unknown command \"" + *command +
+                   "\": expected train (see elastic-agent --help)");
+}
+
+}  // namespace elastic::agent

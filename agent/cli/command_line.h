@@ -1,0 +1,35 @@
+// elastic-agent's command line: `elastic-agent [--help|--version] <command> [<args>]`, parsed
+// with Boost.Program_options into a value main() dispatches on. No I/O, no LibTorch.
+// Errors: throws UsageError with a one-line message that ends in a pointer to --help.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace elastic::agent {
+
+// --help or --version: print `text` to stdout and exit 0.
+struct ShowText {
+  std::string text;
+};
+
+// `train --config F [--until-step S]`.
+struct TrainArgs {
+  std::string config_path;
+  std::optional<std::int64_t> until_step;
+};
+
+using Command = std::variant<ShowText, TrainArgs>;
+
+// `args` are argv[1..]. A global option before the command applies to the program, after it to
+// the command (`elastic-agent train --help` shows train's help).
+Command ParseCommandLine(const std::vector<std::string>& args);
+
+// The project version CMake passes in (PROJECT_VERSION).
+std::string_view AgentVersion();
+
+}  // namespace elastic::agent

@@ -1,0 +1,73 @@
+// The job configuration of elastic-agent (design.md §2): a TOML file into a plain struct with
+// named defaults, then the SLURM_ELASTIC_* variables the SPANK plugin sets override it.
+// Error model: every problem throws elastic::ConfigError whose message names the file and line
+// (or the environment variable), the key, the value and what was expected.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "agent/common/env.h"
+#include "scheduler/common/job_options.h"
+
+namespace elastic {
+class TomlReader;
+}
+
+namespace elastic::agent {
+
+inline constexpr std::string_view kDefaultModel = "fmnist_cnn";
+inline constexpr std::string_view kDefaultDataPath = "/usr/share/datasets/fashion-mnist";
+// One EST unless the job says otherwise: elastic jobs get SLURM_ELASTIC_EST from the plugin
+// (default MAX nodes x tasks per node), so this only applies to plain, non-elastic runs.
+inline constexpr std::int64_t kDefaultEsts = 1;
+inline constexpr std::int64_t kDefaultGlobalBatch = 256;
+inline constexpr double kDefaultLearningRate = 0.05;
+inline constexpr double kDefaultMomentum = 0.9;
+inline constexpr std::int64_t kDefaultSeed = 1;
+inline constexpr std::int64_t kDefaultSteps = 200;
+inline constexpr Determinism kDefaultDeterminism = Determinism::kD1;
+inline constexpr Plan kDefaultPlan = Plan::kAuto;
+inline constexpr std::int64_t kDefaultThreads = 1;
+inline constexpr std::int64_t kDefaultLogEvery = 10;
+inline constexpr std::int64_t kDefaultCheckpointEverySteps = 0;
+inline constexpr std::int64_t kMaxThreads = 256;
+
+struct JobConfig {
+  struct Model {
+    std::string name{kDefaultModel};
+  } model;
+  struct Data {
+    std::string path{kDefaultDataPath};  // absolute after loading (see LoadJobConfig)
+  } data;
+  struct Train {
+    std::int64_t ests = kDefaultEsts;  // EasyScaleThreads: logical data-parallel workers
+    std::int64_t global_batch = kDefaultGlobalBatch;  // samples per step, all ESTs together
+    double lr = kDefaultLearningRate;
+    double momentum = kDefaultMomentum;
+    std::int64_t seed = kDefaultSeed;
+    std::int64_t steps = kDefaultSteps;
+    Determinism determinism = kDefaultDeterminism;
+    Plan plan = kDefaultPlan;
+    std::int64_t threads = kDefaultThreads;     // intra-op threads; from config, never hardware
+    std::int64_t log_every = kDefaultLogEvery;  // progress line interval in steps; 0 = none
+  } train;
+  struct Checkpoint {
+    std::string dir;                                          // empty = no checkpoints
+    std::int64_t every_steps = kDefaultCheckpointEverySteps;  // 0 = on demand only
+  } checkpoint;
+
+  // Samples each EST processes per step.
+  std::int64_t est_batch() const { return train.global_batch / train.ests; }
+};
+
+// Reads `path`, applies environment overrides from `env` and validates. Relative data.path and
+// checkpoint.dir are resolved against the directory of `path`, so a config works from any cwd.
+JobConfig LoadJobConfig(const std::string& path, const EnvLookup& env);
+
+// The same from an already-open reader (tests use TomlReader::FromString). Relative paths are
+// resolved against `base_dir`.
+JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir);
+
+}  // namespace elastic::agent

@@ -1,0 +1,60 @@
+// End-to-end `train` on the installed Fashion-MNIST: 20 steps lower the loss, and the output ends
+// with the contract line of design.md §2. Skips when dataset-fashion-mnist is not installed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "agent/train/train_command.h"
+
+namespace elastic::agent {
+namespace {
+
+constexpr const char* kInstalledDataset = "/usr/share/datasets/fashion-mnist";
+
+TEST(FashionMnistTraining, TwentyStepsLowerTheLoss) {
+  if (!std::filesystem::is_directory(kInstalledDataset)) {
+    GTEST_SKIP() << kInstalledDataset << " missing (install dataset-fashion-mnist)";
+  }
+  JobConfig config;
+  config.data.path = kInstalledDataset;
+  config.train.ests = 2;
+  config.train.global_batch = 256;
+  config.train.log_every = 1;
+  std::ostringstream out;
+  TrainOutcome outcome = RunTrainCommand(config, TrainOptions{20, true}, out);
+  EXPECT_EQ(outcome.step, 20);
+
+  std::vector<double> losses;
+  std::string line, last;
+  std::istringstream lines(out.str());
+  const std::regex progress(R"(step=(\d+) loss=([0-9.]+) samples_per_s=[0-9.]+)");
+  while (std::getline(lines, line)) {
+    std::smatch match;
+    if (std::regex_match(line, match, progress)) losses.push_back(std::stod(match[2]));
+    last = line;
+  }
+  ASSERT_EQ(losses.size(), 20u) << out.str();
+  double tail = (losses[15] + losses[16] + losses[17] + losses[18] + losses[19]) / 5;
+  EXPECT_LT(tail, losses[0] - 0.5) << out.str();  // starts near ln(10) = 2.30
+  EXPECT_TRUE(std::regex_match(
+      last,
+      std::regex(R"(elastic-agent: step=20 loss=[0-9]+\.[0-9]{6} params_sha256=[0-9a-f]{64})")))
+      << last;
+  EXPECT_EQ(last, FormatFinalLine(outcome));
+}
+
+TEST(FashionMnistTraining, NonPrimaryRanksStaySilent) {
+  if (!std::filesystem::is_directory(kInstalledDataset)) GTEST_SKIP();
+  JobConfig config;
+  config.data.path = kInstalledDataset;
+  config.train.steps = 2;
+  std::ostringstream out;
+  TrainOutcome outcome = RunTrainCommand(config, TrainOptions{std::nullopt, false}, out);
+  EXPECT_EQ(outcome.step, 2);
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace elastic::agent
