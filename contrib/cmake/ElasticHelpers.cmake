@@ -30,15 +30,16 @@ function(elastic_find_slurm_plugin_dir)
   set(ELASTIC_SLURM_PLUGIN_DIR "${dir}" CACHE PATH "Where Slurm loads plugins from")
 endfunction()
 
-# elastic_add_test(NAME SOURCES s... LIBS l... LABELS unit|integration|gpu|fuzz)
+# elastic_add_test(NAME SOURCES s... LIBS l... LABELS unit|integration|gpu|fuzz
+#                  [TIMEOUT s] [LAUNCHER cmd...])   LAUNCHER e.g. mpiexec -n 3
 function(elastic_add_test name)
-  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS;LAUNCHER" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   elastic_target_defaults(${name})
   target_link_libraries(${name} PRIVATE ${T_LIBS} elastic_test_common GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     ELASTIC_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ELASTIC_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  add_test(NAME ${name} COMMAND ${name})
+  add_test(NAME ${name} COMMAND ${T_LAUNCHER} $<TARGET_FILE:${name}>)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()

@@ -1,0 +1,42 @@
+// How the ranks of one training generation talk: the seam between the EST runtime and MPI.
+// Implementations: MPI (real ranks, mpirun or srun --mpi=pmix) and a single-process one.
+// Error model: communication failures throw PeerLostError (agent/comm/peer_lost_error.h) so
+// the supervisor can tell a lost peer from a bug. Not thread-safe: one caller thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace elastic::agent {
+
+class PeerLostError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // Every rank contributes `mine` (its length may differ per rank); every rank receives the
+  // concatenation in rank order. `counts` receives each rank's length. Exact: bytes are moved,
+  // never combined, so the caller decides the (canonical) order of any arithmetic.
+  virtual std::vector<float> AllGather(std::span<const float> mine,
+                                       std::vector<std::int64_t>& counts) = 0;
+  // Rank `root`'s bytes, delivered to every rank.
+  virtual std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int root) = 0;
+  virtual void Barrier() = 0;
+};
+
+// The world of this process: MPI when launched by mpirun/srun with more than one rank (or
+// whenever MPI is initialised), else a single-process communicator.
+std::unique_ptr<Communicator> MakeWorldCommunicator(int* argc, char*** argv);
+std::unique_ptr<Communicator> MakeSingleProcessCommunicator();
+
+}  // namespace elastic::agent
