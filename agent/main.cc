@@ -1,5 +1,6 @@
 // elastic-agent entry point: parse the command line, run the command, map errors to exit codes
-// (2: usage or configuration, 1: runtime failure). No exception leaves main.
+// (2: usage or configuration, incompatible checkpoint; 1: runtime failure). No exception leaves
+// main.
 #include <iostream>
 #include <string>
 #include <variant>
@@ -9,6 +10,7 @@
 #include "agent/common/env.h"
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
+#include "agent/train/checkpoint_signals.h"
 #include "agent/train/train_command.h"
 #include "scheduler/common/toml_reader.h"
 
@@ -29,7 +31,9 @@ int Fail(const std::exception& error, int status) {
 int RunTrain(const TrainArgs& args) {
   EnvLookup env = ProcessEnv();
   JobConfig config = LoadJobConfig(args.config_path, env);
-  RunTrainCommand(config, TrainOptions{args.until_step, IsPrimaryRank(env)}, std::cout);
+  InstallCheckpointSignalHandlers();
+  RunTrainCommand(config, TrainOptions{args.until_step, IsPrimaryRank(env)}, std::cout,
+                  std::cerr);
   return 0;
 }
 

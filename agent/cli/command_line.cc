@@ -29,7 +29,13 @@ constexpr std::string_view kTrainUsage =
     "Usage: elastic-agent train --config FILE [--until-step S]\n"
     "\n"
     "Trains the model of the job config FILE on the ESTs of this job. On rank 0, prints progress\n"
-    "and last `elastic-agent: step=<N> loss=<float> params_sha256=<64 hex>`.\n";
+    "and last `elastic-agent: step=<N> loss=<float> params_sha256=<64 hex>`.\n"
+    "\n"
+    "Checkpoints (only with checkpoint.dir set in FILE; without it nothing is written and every\n"
+    "run starts at step 0): resumes from the newest valid checkpoint there, skipping corrupt ones\n"
+    "with a warning and refusing one written for another model or config (exit 2). Rank 0 writes\n"
+    "one every checkpoint.every_steps steps, at the stop step, on SIGUSR1 (training goes on) and\n"
+    "on SIGTERM (after the current step, then exits 0); the two newest are kept.\n";
 
 std::string Describe(std::string_view usage, const po::options_description& options) {
   std::ostringstream text;
@@ -74,7 +80,7 @@ Command ParseTrain(const std::vector<std::string>& args) {
       "config,c", po::value<std::string>()->required()->value_name("FILE"),
       "job config (TOML): model, data, train and checkpoint settings")(
       "until-step", po::value<std::string>()->value_name("S"),
-      "stop after step S (at most train.steps)");
+      "stop after step S (at most train.steps), with a checkpoint if checkpoint.dir is set");
   po::variables_map values = Parse(args, options, "train");
   if (values.count("help") != 0) return ShowText{Describe(kTrainUsage, options)};
   TrainArgs train{values["config"].as<std::string>(), std::nullopt};

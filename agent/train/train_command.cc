@@ -1,11 +1,18 @@
-// RunTrainCommand: the step loop with progress reporting.
+// RunTrainCommand: resume, the step loop with progress reporting, and when to checkpoint.
 #include "agent/train/train_command.h"
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <ostream>
 
+#include "agent/checkpoint/checkpoint_dir.h"
+#include "agent/checkpoint/checkpoint_error.h"
+#include "agent/checkpoint/checkpoint_reader.h"
+#include "agent/checkpoint/checkpoint_writer.h"
 #include "agent/common/errors.h"
+#include "agent/train/checkpoint_signals.h"
 #include "agent/train/trainer.h"
 
 namespace elastic::agent {
@@ -22,7 +29,9 @@ std::string FormatLoss(double loss) {
 // Throughput since the previous progress line, so the number tracks the current speed.
 class ProgressMeter {
  public:
-  explicit ProgressMeter(std::int64_t global_batch) : global_batch_(global_batch) {}
+  // `first_step`: the step training starts from (a resumed run's checkpoint step).
+  ProgressMeter(std::int64_t global_batch, std::int64_t first_step)
+      : global_batch_(global_batch), since_step_(first_step) {}
 
   void Print(std::ostream& out, std::int64_t step, double loss) {
     Clock::time_point now = Clock::now();
@@ -40,7 +49,7 @@ class ProgressMeter {
  private:
   std::int64_t global_batch_;
   Clock::time_point since_ = Clock::now();
-  std::int64_t since_step_ = 0;
+  std::int64_t since_step_;
 };
 
 std::int64_t StopStep(const JobConfig& config, const TrainOptions& options) {
@@ -52,6 +61,77 @@ std::int64_t StopStep(const JobConfig& config, const TrainOptions& options) {
   return *options.until_step;
 }
 
+// How many checkpoints stay in checkpoint.dir: the newest, and one to fall back to if the newest
+// turns out corrupt.
+constexpr int kCheckpointsKept = 2;
+
+// Resumes `trainer` from the newest valid checkpoint in checkpoint.dir; returns its step, or
+// nothing for a fresh start (no dir configured, none written yet).
+std::optional<std::int64_t> Resume(const JobConfig& config, Trainer& trainer, std::ostream& err) {
+  if (config.checkpoint.dir.empty()) return std::nullopt;
+  bool warned = false;
+  std::optional<CheckpointReader> checkpoint =
+      FindNewestValid(config.checkpoint.dir, [&](const std::string& message) {
+        err << "elastic-agent: warning: " << message << std::endl;
+        warned = true;
+      });
+  if (!checkpoint) {
+    if (!warned) return std::nullopt;
+    throw CheckpointError(config.checkpoint.dir,
+                          "no valid checkpoint to resume from (see the warnings above); not "
+                          "starting over from step 0: move the corrupt files away to do that");
+  }
+  trainer.RestoreState(*checkpoint);
+  err << "elastic-agent: resuming from " << checkpoint->path().string() << " at step "
+      << trainer.completed_steps() << std::endl;
+  return trainer.completed_steps();
+}
+
+// Writes and prunes checkpoints of one run: only rank 0, only with a checkpoint.dir, at most
+// one per step.
+class Checkpointer {
+ public:
+  Checkpointer(const JobConfig& config, bool primary, std::optional<std::int64_t> resumed_step)
+      : dir_(primary ? config.checkpoint.dir : std::string()),
+        last_step_(resumed_step.value_or(-1)) {}
+
+  bool enabled() const { return !dir_.empty(); }
+
+  // The path written, or nothing when disabled or this step is already saved.
+  std::optional<std::filesystem::path> Write(const Trainer& trainer) {
+    if (!enabled() || trainer.completed_steps() == last_step_) return std::nullopt;
+    CheckpointWriter writer(trainer.CheckpointFingerprint());
+    trainer.SaveState(writer);
+    std::filesystem::path path =
+        writer.Commit(dir_, static_cast<std::uint64_t>(trainer.completed_steps()));
+    last_step_ = trainer.completed_steps();
+    PruneOld(dir_, kCheckpointsKept);
+    return path;
+  }
+
+ private:
+  std::string dir_;
+  std::int64_t last_step_;
+};
+
+// Acts on a signal's request after a step; returns true when training should stop.
+bool HandleRequest(CheckpointRequest request, Checkpointer& checkpointer, const Trainer& trainer,
+                   std::ostream& err) {
+  if (request == CheckpointRequest::kNone) return false;
+  const bool stop = request == CheckpointRequest::kCheckpointAndStop;
+  const std::string step = std::to_string(trainer.completed_steps());
+  err << "elastic-agent: " << (stop ? "SIGTERM" : "SIGUSR1") << ": ";
+  if (!checkpointer.enabled()) {
+    err << "no checkpoint written (checkpoint.dir is not set or this is not rank 0)";
+  } else if (std::optional<std::filesystem::path> path = checkpointer.Write(trainer)) {
+    err << "wrote checkpoint " << path->string() << " after step " << step;
+  } else {
+    err << "checkpoint of step " << step << " already written";
+  }
+  err << (stop ? "; stopping at step " + step : "; training on") << std::endl;
+  return stop;
+}
+
 }  // namespace
 
 std::string FormatFinalLine(const TrainOutcome& outcome) {
@@ -60,11 +140,18 @@ std::string FormatFinalLine(const TrainOutcome& outcome) {
 }
 
 TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& options,
-                             std::ostream& out) {
+                             std::ostream& out, std::ostream& err) {
   const std::int64_t stop = StopStep(config, options);
   Dataset data = LoadFashionMnist(config.data.path, Split::kTrain);
   const std::int64_t samples = data.size();
   Trainer trainer(config, std::move(data));
+  const std::optional<std::int64_t> resumed = Resume(config, trainer, err);
+  if (resumed && *resumed > stop) {
+    const std::string limit = options.until_step ? "--until-step " : "train.steps = ";
+    throw UsageError(limit + std::to_string(stop) + ": the checkpoint in " +
+                     config.checkpoint.dir + " is already at step " + std::to_string(*resumed));
+  }
+  Checkpointer checkpointer(config, options.primary, resumed);
   if (options.primary) {
     out << "elastic-agent: training " << config.model.name << " on " << samples
         << " samples: ests=" << config.train.ests << " global_batch=" << config.train.global_batch
@@ -72,14 +159,19 @@ TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& option
   }
 
   TrainOutcome outcome;
-  ProgressMeter meter(config.train.global_batch);
+  ProgressMeter meter(config.train.global_batch, trainer.completed_steps());
   while (trainer.completed_steps() < stop) {
-    outcome.loss = trainer.RunStep();
+    trainer.RunStep();
     const std::int64_t step = trainer.completed_steps();
     if (options.primary && config.train.log_every > 0 && step % config.train.log_every == 0) {
-      meter.Print(out, step, outcome.loss);
+      meter.Print(out, step, trainer.last_loss());
     }
+    if (HandleRequest(TakeCheckpointRequest(), checkpointer, trainer, err)) break;
+    const std::int64_t every = config.checkpoint.every_steps;
+    if (every > 0 && step % every == 0) checkpointer.Write(trainer);
   }
+  checkpointer.Write(trainer);  // the stop step (or the step a SIGTERM stopped at)
+  outcome.loss = trainer.last_loss();
   outcome.step = trainer.completed_steps();
   outcome.params_sha256 = trainer.ParamsSha256();
   if (options.primary) out << FormatFinalLine(outcome) << std::endl;

@@ -1,5 +1,5 @@
-// `elastic-agent train`: load the data, train up to the stop step, report. Torch-free header so
-// main.cc compiles quickly.
+// `elastic-agent train`: load the data, resume from the newest valid checkpoint, train up to the
+// stop step taking checkpoints, report. Torch-free header so main.cc compiles quickly.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@ namespace elastic::agent {
 
 struct TrainOptions {
   std::optional<std::int64_t> until_step;  // stop after this many steps; default train.steps
-  bool primary = true;                     // rank 0: prints progress and the final line
+  bool primary = true;  // rank 0: prints progress and the final line, writes checkpoints
 };
 
 struct TrainOutcome {
@@ -22,13 +22,24 @@ struct TrainOutcome {
   std::string params_sha256;
 };
 
-// Trains from step 0 (checkpoint resume comes with checkpoints) to the stop step. When
-// `options.primary`, writes to `out` a start line, a progress line every train.log_every steps
+// Trains to the stop step (until_step, else train.steps), starting from the newest valid
+// checkpoint in checkpoint.dir if there is one (else from step 0). When `options.primary`,
+// writes to `out` a start line, a progress line every train.log_every steps
 // (`step=<N> loss=<float> samples_per_s=<float>`) and last the contract line
-// `elastic-agent: step=<N> loss=<float> params_sha256=<64 hex>`.
-// Throws UsageError when until_step exceeds train.steps, ConfigError, DataError, TrainingError.
+// `elastic-agent: step=<N> loss=<float> params_sha256=<64 hex>`; a run resumed at its stop step
+// trains nothing and prints the same contract line again.
+//
+// Checkpoints (only when `options.primary` and checkpoint.dir is set; the two newest are kept):
+// every checkpoint.every_steps steps, on a SIGUSR1 request, at the stop step, and on a SIGTERM
+// request, after which training stops early (TakeCheckpointRequest, polled after each step).
+// Notes go to `err` as one `elastic-agent: ...` line each: the checkpoint resumed from,
+// corrupt checkpoints skipped, checkpoints taken on request, an early stop.
+//
+// Throws UsageError when until_step exceeds train.steps or is behind the checkpoint, ConfigError
+// (also for a checkpoint of an incompatible config), DataError, TrainingError, CheckpointError
+// (also when every checkpoint in checkpoint.dir is corrupt: it never silently starts over).
 TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& options,
-                             std::ostream& out);
+                             std::ostream& out, std::ostream& err);
 
 // The contract line, exposed so tests parse exactly what is printed.
 std::string FormatFinalLine(const TrainOutcome& outcome);

@@ -94,6 +94,7 @@ double Trainer::RunStep() {
   stash_.ReduceMeanIntoGradients();
   optimizer_->step();
   ++step_;
+  last_loss_ = loss;
   return loss;
 }
 

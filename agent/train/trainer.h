@@ -6,6 +6,10 @@
 // order (GradientStash); one optimizer step. The multi-process runtime will host a subset of
 // ESTs per rank and exchange stashes before the reduction; nothing else in a step changes.
 //
+// Checkpoints (trainer_state.cc): SaveState/RestoreState move everything a step depends on
+// (parameters, optimizer state, progress, the EST contexts) through named records of the
+// torch-free container in agent/checkpoint/, so a resumed run continues bit for bit.
+//
 // Errors: throws TrainingError; LibTorch failures surface as c10::Error (a std::exception).
 // Not thread-safe. LibTorch's thread settings are process-global (ConfigureTorchRuntime).
 #pragma once
@@ -18,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/checkpoint/fingerprint.h"
 #include "agent/config/job_config.h"
 #include "agent/data/dataset.h"
 #include "agent/data/sample_order.h"
@@ -26,6 +31,9 @@
 #include "agent/train/gradient_stash.h"
 
 namespace elastic::agent {
+
+class CheckpointReader;
+class CheckpointWriter;
 
 // Applies the process-global LibTorch settings results depend on: intra-op thread count from the
 // config (1 vs 2 threads give different bits), deterministic algorithms only.
@@ -42,8 +50,24 @@ class Trainer {
   double RunStep();
 
   std::int64_t completed_steps() const { return step_; }
+  double last_loss() const { return last_loss_; }  // of the latest step; 0 before the first
   std::string ParamsSha256() const;
   const Model& model() const { return *model_; }
+
+  // What a checkpoint of this run is valid for: model, ests, global_batch, lr, momentum, seed,
+  // determinism, plan, threads, the training-set size and every parameter's name and shape.
+  // train.steps is not in it: a finished run may be resumed with more steps.
+  Fingerprint CheckpointFingerprint() const;
+
+  // Adds the records "params", "optimizer", "progress" and "est/<id>" for every hosted EST
+  // (docs/checkpoint-format.md). The caller commits the writer, which must carry
+  // CheckpointFingerprint().
+  void SaveState(CheckpointWriter& writer) const;
+
+  // Continues from `checkpoint` instead of step 0. Throws ConfigError naming what differs when
+  // its fingerprint is not this run's, CheckpointError when a record is missing or malformed.
+  // REQUIRES: no step has run yet.
+  void RestoreState(const CheckpointReader& checkpoint);
 
  private:
   double RunEst(EstContext& est, std::span<const std::int64_t> shard);
@@ -56,6 +80,7 @@ class Trainer {
   GradientStash stash_;
   std::unique_ptr<torch::optim::SGD> optimizer_;
   std::int64_t step_ = 0;
+  double last_loss_ = 0;
 };
 
 }  // namespace elastic::agent

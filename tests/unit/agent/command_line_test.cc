@@ -36,6 +36,7 @@ TEST(CommandLine, VersionAndHelp) {
   std::string train_help = TextOf({"train", "--help"});
   EXPECT_NE(train_help.find("--config"), std::string::npos);
   EXPECT_NE(train_help.find("--until-step"), std::string::npos);
+  EXPECT_NE(train_help.find("without it nothing is written"), std::string::npos);
 }
 
 TEST(CommandLine, Train) {

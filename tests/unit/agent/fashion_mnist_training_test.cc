@@ -23,7 +23,7 @@ TEST(FashionMnistTraining, TwentyStepsLowerTheLoss) {
   config.train.global_batch = 256;
   config.train.log_every = 1;
   std::ostringstream out;
-  TrainOutcome outcome = RunTrainCommand(config, TrainOptions{20, true}, out);
+  TrainOutcome outcome = RunTrainCommand(config, TrainOptions{20, true}, out, out);
   EXPECT_EQ(outcome.step, 20);
 
   std::vector<double> losses;
@@ -51,7 +51,7 @@ TEST(FashionMnistTraining, NonPrimaryRanksStaySilent) {
   config.data.path = kInstalledDataset;
   config.train.steps = 2;
   std::ostringstream out;
-  TrainOutcome outcome = RunTrainCommand(config, TrainOptions{std::nullopt, false}, out);
+  TrainOutcome outcome = RunTrainCommand(config, TrainOptions{std::nullopt, false}, out, out);
   EXPECT_EQ(outcome.step, 2);
   EXPECT_EQ(out.str(), "");
 }

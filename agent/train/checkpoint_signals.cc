@@ -1,0 +1,50 @@
+// Signal handlers that only record a checkpoint request.
+#include "agent/train/checkpoint_signals.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <system_error>
+
+namespace elastic::agent {
+namespace {
+
+// Lock-free, hence async-signal-safe to store to.
+std::atomic<bool> checkpoint_requested{false};
+std::atomic<bool> stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+void RecordCheckpointSignal(int signal_number) {
+  if (signal_number == SIGTERM) {
+    stop_requested.store(true);
+  } else {
+    checkpoint_requested.store(true);
+  }
+}
+
+void Install(int signal_number) {
+  struct sigaction action = {};
+  action.sa_handler = RecordCheckpointSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  if (sigaction(signal_number, &action, nullptr) != 0) {
+    throw std::system_error(errno, std::generic_category(), "sigaction");
+  }
+}
+
+}  // namespace
+
+void InstallCheckpointSignalHandlers() {
+  Install(SIGUSR1);
+  Install(SIGTERM);
+}
+
+CheckpointRequest TakeCheckpointRequest() {
+  const bool stop = stop_requested.exchange(false);
+  const bool checkpoint = checkpoint_requested.exchange(false);
+  if (stop) return CheckpointRequest::kCheckpointAndStop;
+  if (checkpoint) return CheckpointRequest::kCheckpoint;
+  return CheckpointRequest::kNone;
+}
+
+}  // namespace elastic::agent

@@ -1,0 +1,24 @@
+// On-demand checkpoint requests by signal: SIGUSR1 asks for a checkpoint and training goes on,
+// SIGTERM for a checkpoint and a clean exit (what Slurm sends before it kills a job step). The
+// handlers only set lock-free atomics; the training loop polls them between steps, so a step
+// always finishes before its checkpoint is taken. Torch-free.
+// Thread-safety: the handlers and TakeCheckpointRequest may run on any thread.
+#pragma once
+
+namespace elastic::agent {
+
+enum class CheckpointRequest {
+  kNone,
+  kCheckpoint,         // SIGUSR1: checkpoint now, keep training
+  kCheckpointAndStop,  // SIGTERM: checkpoint now, then stop
+};
+
+// Installs the SIGUSR1 and SIGTERM handlers (sigaction, SA_RESTART) for the whole process.
+// Throws std::system_error if sigaction fails.
+void InstallCheckpointSignalHandlers();
+
+// The strongest request since the previous call (SIGTERM wins over SIGUSR1), clearing it.
+// Returns kNone when the handlers were never installed.
+CheckpointRequest TakeCheckpointRequest();
+
+}  // namespace elastic::agent

@@ -1,0 +1,173 @@
+// Trainer checkpoint state: the fingerprint and the records a resumed run needs to continue bit
+// for bit (record layout: docs/checkpoint-format.md, "Records the trainer writes").
+#include <torch/torch.h>
+
+#include <charconv>
+#include <cstring>
+#include <sstream>
+
+#include "agent/checkpoint/checkpoint_error.h"
+#include "agent/checkpoint/checkpoint_reader.h"
+#include "agent/checkpoint/checkpoint_writer.h"
+#include "agent/train/trainer.h"
+#include "scheduler/common/toml_reader.h"
+
+namespace elastic::agent {
+namespace {
+
+constexpr const char* kParamsRecord = "params";
+constexpr const char* kOptimizerRecord = "optimizer";
+constexpr const char* kProgressRecord = "progress";
+
+std::string EstRecord(std::int64_t id) { return "est/" + std::to_string(id); }
+
+// Shortest text that reads back to the same double (std::to_chars round-trips exactly).
+std::string ExactDouble(double value) {
+  char text[64];
+  auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, end);
+}
+
+std::string ShapeText(const torch::Tensor& tensor) {
+  std::string text = "[";
+  for (std::int64_t i = 0; i < tensor.dim(); ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(tensor.size(i));
+  }
+  return text + "]";
+}
+
+// The bytes of a LibTorch archive (a zip in PyTorch's format) filled by `save`.
+template <typename Saver>
+std::string ArchiveBytes(const Saver& save) {
+  torch::serialize::OutputArchive archive;
+  save(archive);
+  std::string bytes;
+  archive.save_to([&bytes](const void* data, std::size_t size) {
+    bytes.append(static_cast<const char*>(data), size);
+    return size;
+  });
+  return bytes;
+}
+
+template <typename Loader>
+void LoadArchive(const CheckpointReader& checkpoint, const char* record, const Loader& load) {
+  const std::string& bytes = checkpoint.Get(record);
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(bytes.data(), bytes.size());
+    load(archive);
+  } catch (const c10::Error& e) {
+    std::string what = e.what();
+    throw CheckpointError(checkpoint.path(), "record \"" + std::string(record) +
+                                                 "\" does not load: " +
+                                                 what.substr(0, what.find('\n')));
+  }
+}
+
+// "progress" is text, one key=value a line: step=<completed steps>, loss=<last step's loss>.
+std::string ProgressText(std::int64_t step, double loss) {
+  return "step=" + std::to_string(step) + "\nloss=" + ExactDouble(loss) + "\n";
+}
+
+struct Progress {
+  std::int64_t step = -1;
+  double loss = 0;
+  bool has_loss = false;
+};
+
+Progress ParseProgress(const CheckpointReader& checkpoint) {
+  Progress progress;
+  std::istringstream lines(checkpoint.Get(kProgressRecord));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const std::size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = line.substr(0, eq);
+    const char* first = line.data() + eq + 1;
+    const char* last = line.data() + line.size();
+    if (key == "step") {
+      auto [end, ec] = std::from_chars(first, last, progress.step);
+      if (ec != std::errc() || end != last) progress.step = -1;
+    } else if (key == "loss") {
+      auto [end, ec] = std::from_chars(first, last, progress.loss);
+      progress.has_loss = ec == std::errc() && end == last;
+    }
+  }
+  if (progress.step < 0 || !progress.has_loss ||
+      static_cast<std::uint64_t>(progress.step) != checkpoint.step()) {
+    throw CheckpointError(checkpoint.path(),
+                          "record \"progress\" is malformed or disagrees with the step " +
+                              std::to_string(checkpoint.step()) + " of the meta record");
+  }
+  return progress;
+}
+
+}  // namespace
+
+Fingerprint Trainer::CheckpointFingerprint() const {
+  Fingerprint fingerprint;
+  fingerprint.Add("model", config_.model.name);
+  fingerprint.Add("ests", std::to_string(config_.train.ests));
+  fingerprint.Add("global_batch", std::to_string(config_.train.global_batch));
+  fingerprint.Add("lr", ExactDouble(config_.train.lr));
+  fingerprint.Add("momentum", ExactDouble(config_.train.momentum));
+  fingerprint.Add("seed", std::to_string(config_.train.seed));
+  fingerprint.Add("determinism", std::string(ToString(config_.train.determinism)));
+  fingerprint.Add("plan", std::string(ToString(config_.train.plan)));
+  fingerprint.Add("threads", std::to_string(config_.train.threads));
+  // The sample order is a permutation of the training set: another size, another order.
+  fingerprint.Add("samples", std::to_string(data_.size()));
+  for (const auto& item : model_->named_parameters()) {
+    fingerprint.Add("param." + item.key(), ShapeText(item.value()));
+  }
+  return fingerprint;
+}
+
+void Trainer::SaveState(CheckpointWriter& writer) const {
+  writer.Add(kParamsRecord, ArchiveBytes([this](auto& archive) { model_->save(archive); }));
+  writer.Add(kOptimizerRecord,
+             ArchiveBytes([this](auto& archive) { optimizer_->save(archive); }));
+  writer.Add(kProgressRecord, ProgressText(step_, last_loss_));
+  // An EST context is its generator state: raw bytes of the CPU generator's uint8 state tensor.
+  for (const EstContext& est : ests_) {
+    torch::Tensor state = est.rng_state.contiguous();
+    writer.Add(EstRecord(est.id),
+               std::string(static_cast<const char*>(state.data_ptr()),
+                           static_cast<std::size_t>(state.numel())));
+  }
+}
+
+void Trainer::RestoreState(const CheckpointReader& checkpoint) {
+  if (std::string mismatch = DescribeMismatch(checkpoint.fingerprint(), CheckpointFingerprint());
+      !mismatch.empty()) {
+    throw ConfigError("checkpoint " + checkpoint.path().string() + ": cannot resume: " +
+                      mismatch);
+  }
+  const Progress progress = ParseProgress(checkpoint);
+  // Read every EST first so a malformed record leaves the trainer untouched where it can.
+  std::vector<torch::Tensor> rng_states;
+  for (const EstContext& est : ests_) {
+    const std::string& bytes = checkpoint.Get(EstRecord(est.id));
+    if (static_cast<std::int64_t>(bytes.size()) != est.rng_state.numel()) {
+      throw CheckpointError(checkpoint.path(),
+                            "record \"" + EstRecord(est.id) + "\" has " +
+                                std::to_string(bytes.size()) + " bytes: expected " +
+                                std::to_string(est.rng_state.numel()) +
+                                " (a CPU generator state)");
+    }
+    torch::Tensor state = torch::empty({est.rng_state.numel()}, torch::kUInt8);
+    std::memcpy(state.data_ptr(), bytes.data(), bytes.size());
+    rng_states.push_back(state);
+  }
+  // Module::load assigns into the existing parameter tensors (Tensor::set_), so the optimizer
+  // and the gradient stash keep referring to them.
+  LoadArchive(checkpoint, kParamsRecord, [this](auto& archive) { model_->load(archive); });
+  LoadArchive(checkpoint, kOptimizerRecord,
+              [this](auto& archive) { optimizer_->load(archive); });
+  for (std::size_t i = 0; i < ests_.size(); ++i) ests_[i].rng_state = rng_states[i];
+  step_ = progress.step;
+  last_loss_ = progress.loss;
+}
+
+}  // namespace elastic::agent
