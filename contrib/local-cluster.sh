@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# Brings up / tears down a real, private, throwaway Slurm cluster (munged, MariaDB, slurmdbd, slurmctld, N slurmd) on this one machine.
+# Starts and stops a real, private, throwaway Slurm cluster with accounting on this one machine.
 #
 #   eval "$(contrib/local-cluster.sh up [--nodes N] [--dir D] [--cpus-per-node C] [--user NAME]
 #                                       [--plugin PATH] [--plugin-args "k=v ..."])"
 #   contrib/local-cluster.sh status [--dir D]      # D defaults to $ELASTIC_CLUSTER_DIR
 #   contrib/local-cluster.sh down   [--dir D]
 #
-# `up` prints only `export …` lines on stdout (logs go to stderr) and returns once every node is idle.
-# Exit status: 0 ok, 1 runtime or usage failure, 2 prerequisites missing (not root / binary missing),
-# so tests can skip with a reason. Facts behind the settings: docs/slurm-on-one-machine.md.
+# `up` starts munged, MariaDB, slurmdbd, slurmctld and N slurmd (nodes n1..nN), all private to D;
+# it prints only `export …` lines on stdout (the rest goes to stderr) and returns once every node
+# is idle and the scheduler has made its first pass. `down` kills only what `up` started (PIDs in D)
+# plus this cluster's job steps and clients, then removes D.
+# Exit status: 0 ok, 1 runtime or usage failure, 2 prerequisites missing (not root, binary missing),
+# so tests can skip with a reason. Why the settings: docs/design.md §5, slurm-on-one-machine.md.
 set -euo pipefail
 
 readonly MARKER=.slurm-elastic-local-cluster   # only directories holding this file are ever removed
 readonly LOCK=/tmp/.slurm-elastic-local-cluster.lock
+readonly MARIADB_SYSTEM_TABLES=/usr/share/mysql/mysql_system_tables.sql
 PROG=local-cluster.sh
 log() { echo "$PROG: $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -29,6 +33,7 @@ preflight() {
   # slurmdbd talks to MariaDB through this plugin, packaged separately.
   compgen -G '/usr/lib/*/slurm-wlm/accounting_storage_mysql.so' >/dev/null ||
     missing+=("accounting_storage_mysql.so (Debian package slurm-wlm-mysql-plugin)")
+  [[ -r $MARIADB_SYSTEM_TABLES ]] || missing+=("$MARIADB_SYSTEM_TABLES (Debian package mariadb-server-core)")
   if [[ $(id -u) -ne 0 ]]; then
     log "must run as root (the daemons run as root with SlurmUser=root); try sudo"
     ((${#missing[@]} == 0)) || log "also missing: ${missing[*]}"
@@ -43,9 +48,9 @@ preflight() {
 # A random block of $1 consecutive TCP ports that no socket on this host uses (any state),
 # below the ephemeral range so outgoing connections cannot grab them meanwhile.
 pick_ports() {
-  local count=$1 used base i try
+  local count=$1 used base i
   used=" $(ss -Htan | awk '{n=split($4,a,":"); print a[n]}' | sort -u | tr '\n' ' ') "
-  for try in $(seq 200); do
+  for _ in $(seq 200); do
     base=$((20000 + (RANDOM * 32768 + RANDOM) % (12000 - count)))
     for ((i = 0; i < count; i++)); do [[ $used == *" $((base + i)) "* ]] && continue 2; done
     echo "$base"; return 0
@@ -65,7 +70,7 @@ start_daemon() {
   disown "$pid"   # no "Killed" job notices from this shell at teardown
   # Until it has exec'd, the child is still "bash"/"setsid": wait so that `alive` is exact.
   while [[ $(cat "/proc/$pid/comm" 2>/dev/null) != "${comm:0:15}" ]]; do
-    alive "$pid" "$(cat "/proc/$pid/comm" 2>/dev/null)" && ((SECONDS < deadline)) || break
+    if ! alive "$pid" "$(cat "/proc/$pid/comm" 2>/dev/null)" || ((SECONDS >= deadline)); then break; fi
     sleep 0.01
   done
 }
@@ -127,7 +132,7 @@ SlurmdLogFile=$D/log/slurmd-%n.log
 TmpFS=$D/tmp/%n
 PlugStackConfig=$D/etc/plugstack.conf
 TaskProlog=$D/etc/task-prolog.sh
-# No Prolog/Epilog: an epilog + shrink leaves phantom allocations (facts doc, caveat 2).
+# No Prolog/Epilog: an epilog + shrink leaves phantom allocations (design.md §5).
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
@@ -137,10 +142,13 @@ SchedulerType=sched/backfill
 SchedulerParameters=permit_job_expansion,batch_sched_delay=0
 ReturnToService=2
 MpiDefault=none
+# A task dying (e.g. an MPI rank crashing in MPI_Init) ends its step instead of leaving the other
+# ranks spinning forever; srun --kill-on-bad-exit=0 overrides it per step.
+KillOnBadExit=1
 # Lets each pseudo-node advertise the CPUs configured here rather than the host's.
 SlurmdParameters=config_overrides
 MailProg=/bin/true
-# Accounting through slurmdbd: without it a job can be resized only once (facts doc, caveat 1).
+# Accounting through slurmdbd: without it a job can be resized only once (design.md §5).
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
 AccountingStoragePort=$DBD_PORT
@@ -174,14 +182,18 @@ EOF
   else : >"$D/etc/plugstack.conf"; fi
 
   # Pseudo-nodes share /tmp and /dev/shm, but Open MPI names its session directories and vader
-  # segments after the host name, which is the same for all: ranks of different nodes then
-  # collide (sporadic segfaults in MPI_Init, ~10% of 16-rank runs under load). So each node gets
-  # its own TMPDIR (every step, batch included) and vader directory (not in the batch step:
-  # mpirun would forward n1's value to all nodes).
+  # segments after the host name, the same for all nodes, so ranks of different nodes collided.
+  # Each node gets its own TMPDIR (every step, batch included) and vader directory (not in the
+  # batch step: mpirun would forward n1's value to all nodes). Open MPI 4.1.4's default TCP
+  # transport crashed in MPI_Init in ~10% of 16-rank srun launches here (NULL callback in
+  # mca_btl_tcp); UCX had no failure in 60, so it is the default unless the job chose a PML.
   cat >"$D/etc/task-prolog.sh" <<EOF
 #!/bin/sh
 # TaskProlog of the local cluster in $D: "export" lines printed here reach the task.
 echo "export TMPDIR=$D/tmp/\$SLURMD_NODENAME"
+if [ -z "\${OMPI_MCA_pml:-}" ]; then
+  printf 'export %s\n' OMPI_MCA_pml=ucx OMPI_MCA_pml_ucx_tls=any OMPI_MCA_pml_ucx_devices=any
+fi
 case "\${SLURM_STEP_ID:-batch}" in batch|4294967291|4294967290) exit 0 ;; esac
 echo "export OMPI_MCA_btl_vader_backing_directory=$D/tmp/\$SLURMD_NODENAME"
 EOF
@@ -198,6 +210,7 @@ cmd_up() {
     mkdir -p "$D"; D=$(cd "$D" && pwd)
     [[ -z $(ls -A "$D") ]] || die "--dir $D is not empty"
   fi
+  [[ $D != *[[:space:]]* ]] || die "--dir must not contain white space (slurm.conf, export lines)"
   touch "$D/$MARKER"
   UP_OK=0 FAILED=""
   trap 'up_failed' EXIT
@@ -206,7 +219,14 @@ cmd_up() {
   # Ordinary users must reach the conf, the munge socket (dir 0755, every parent o+x, else munged
   # refuses) and the per-node tmp dirs.
   chmod 0755 "$D"
-  mkdir -p "$D"/{etc,munge,run,log,db,state,tmp}
+  mkdir -p "$D"/{etc,munge,run,log,state,tmp}
+  # The database on tmpfs where there is one: its many fsyncs cost ~5 s on disk, ~0.5 s here.
+  # $D/db is then a link to it, which is how teardown finds it.
+  if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]]; then
+    ln -s "$(mktemp -d /dev/shm/slurm-elastic-db.XXXXXX)" "$D/db"
+  else
+    mkdir "$D/db"
+  fi
   mkdir -m 0700 "$D/private"
   for ((i = 1; i <= NODES; i++)); do
     mkdir -p "$D/spool/n$i"; mkdir -m 1777 "$D/tmp/n$i"; chmod 1777 "$D/tmp/n$i"
@@ -230,14 +250,20 @@ cmd_up() {
   start_daemon munged munged munged -F --socket="$D/munge/munge.socket" \
     --key-file="$D/private/munge.key" --pid-file="$D/run/munged.pid" \
     --log-file="$D/log/munged.log" --seed-file="$D/private/munged.seed"
-  # Throwaway DB: no system tables needed with --skip-grant-tables; small InnoDB for quick start.
+  # Throwaway DB without users (--skip-grant-tables), small InnoDB for a quick start. It still
+  # needs the system tables: slurmdbd's stored procedures live in mysql.proc, and without them
+  # every user association silently goes missing. --init-file creates them (0.1 s; 4 s with
+  # mariadb-install-db). One statement per line: that is how --init-file is read.
+  printf 'CREATE DATABASE IF NOT EXISTS mysql;\nUSE mysql;\n' | cat - "$MARIADB_SYSTEM_TABLES" >"$D/etc/mariadb-init.sql"
   start_daemon mariadbd mariadbd mariadbd --no-defaults --user=root --datadir="$D/db" \
     --socket="$D/run/mysqld.sock" --port="$DB_PORT" --bind-address=127.0.0.1 \
-    --skip-grant-tables --skip-log-bin --pid-file="$D/run/mysqld.pid" \
+    --skip-grant-tables --skip-log-bin --init-file="$D/etc/mariadb-init.sql" --pid-file="$D/run/mysqld.pid" \
     --log-error="$D/log/mariadbd.log" --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
     --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0
   wait_for munged 10 test -S "$D/munge/munge.socket"
-  wait_for mariadbd 30 test -S "$D/run/mysqld.sock"
+  # The socket appears before the init file has run; this line comes after it.
+  wait_for mariadbd 30 grep -q 'ready for connections' "$D/log/mariadbd.log"
+  [[ -e $D/db/mysql/proc.frm ]] || { FAILED=mariadbd; die "MariaDB system tables were not created"; }
 
   start_daemon slurmdbd slurmdbd slurmdbd -D
   wait_for slurmdbd 30 listening "$DBD_PORT"
@@ -246,8 +272,8 @@ cmd_up() {
   {
     sacctmgr -i add cluster "$CLUSTER"
     sacctmgr -i add account elastic Cluster="$CLUSTER" Description=local-cluster Organization=local
-    sacctmgr -i add user root Account=elastic
-    [[ -z $USER_NAME ]] || sacctmgr -i add user "$USER_NAME" Account=elastic DefaultAccount=elastic
+    # One call for both (each costs ~0.5 s); root keeps its default account, a new user gets elastic.
+    sacctmgr -i add user "root${USER_NAME:+,$USER_NAME}" Account=elastic
   } >>"$D/log/sacctmgr.log" 2>&1
   FAILED=""
 
@@ -326,16 +352,16 @@ teardown() {
   [[ -e $D/$MARKER ]] || die "$D is not a local-cluster directory (no $MARKER); not touching it"
   local t0=$EPOCHREALTIME pids name pid comm deadline
   # Jobs and clients first: freeze, re-collect (frozen ones cannot fork meanwhile), kill.
-  pids=$(job_pids)
-  if [[ -n $pids ]]; then
-    kill -STOP $pids 2>/dev/null || true
-    pids=$(job_pids)
-    kill -KILL $pids 2>/dev/null || true
+  read -ra pids <<<"$(job_pids)"
+  if ((${#pids[@]})); then
+    kill -STOP "${pids[@]}" 2>/dev/null || true
+    read -ra pids <<<"$(job_pids)"
+    kill -KILL "${pids[@]}" 2>/dev/null || true
   fi
   # Daemons: nothing here is kept, so SIGKILL (slurmctld takes ~2 s to save state on TERM).
   if [[ -f $D/pids ]]; then
     while read -r name pid comm; do
-      alive "$pid" "$comm" && kill -KILL "$pid" 2>/dev/null || true
+      if alive "$pid" "$comm"; then kill -KILL "$pid" 2>/dev/null || true; fi
     done <"$D/pids"
     deadline=$((SECONDS + 5))
     while read -r name pid comm; do
@@ -345,6 +371,8 @@ teardown() {
       done
     done <"$D/pids"
   fi
+  local db
+  db=$(readlink "$D/db" 2>/dev/null) && [[ $db == /dev/shm/slurm-elastic-db.* ]] && rm -rf "$db"
   rm -rf "$D"
   log "down: $D removed in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.2f", b - a}') s"
 }
@@ -353,6 +381,7 @@ cmd_status() {
   [[ -e $D/$MARKER ]] || { log "no cluster in '$D'"; return 1; }
   local name pid comm rc=0
   export SLURM_CONF=$D/etc/slurm.conf
+  [[ -f $D/pids ]] || { echo "no daemon started yet"; return 1; }
   while read -r name pid comm; do
     if alive "$pid" "$comm"; then echo "$name pid $pid: up"; else echo "$name pid $pid: DOWN"; rc=1; fi
   done <"$D/pids"

@@ -36,33 +36,46 @@ log_every = 25
 dir = "$work/ckpt"
 TOML
 
-say "submitting: sbatch -N 2-4 --elastic --elastic-est=8 (training on every node it holds)"
-# Until elasticd drives resizes (scheduler issue), the batch script resizes its own allocation
-# the way elasticd's supervisor will: shrink with scontrol, grow with an expansion job.
+say "submitting: sbatch -N 2-4 --elastic --elastic-est=8"
+# Until elasticd drives resizes (its own issue), the batch script resizes its own allocation the
+# way elasticd's supervisor will (design.md §3): checkpoint at a step boundary (--until-step),
+# shrink with scontrol, grow with an expansion job, relaunch from the checkpoint.
 job=$(sbatch --parsable -N 2-4 --elastic --elastic-est=8 --chdir "$work" -o "$work/job.out" --wrap "
   set -e
-  agent=$build/agent/elastic-agent
-  echo \"generation 1 on \$SLURM_JOB_NUM_NODES nodes: \$SLURM_JOB_NODELIST\"
-  srun \$agent train --config $work/train.toml --until-step 50 | tail -n 1
+  train() { n=\$1; shift; srun --mpi=pmix -N \$n -n \$n $build/agent/elastic-agent train --config $work/train.toml \"\$@\"; }
+  refresh() { . ./slurm_job_\${SLURM_JOB_ID}_resize.sh; export SLURM_TASKS_PER_NODE=\$SLURM_JOB_CPUS_PER_NODE; }
+  echo \"== generation 1: \$SLURM_JOB_NUM_NODES nodes (\$SLURM_JOB_NODELIST)\"
+  train \$SLURM_JOB_NUM_NODES --until-step 50 | tail -n 1
   scontrol update JobId=\$SLURM_JOB_ID NumNodes=1
-  . ./slurm_job_\${SLURM_JOB_ID}_resize.sh
-  echo \"generation 2 (shrunk) on \$SLURM_JOB_NUM_NODES node: \$SLURM_JOB_NODELIST\"
-  srun -N1 \$agent train --config $work/train.toml --until-step 100 | tail -n 1
-  sleep 1
+  refresh
+  echo \"== generation 2, shrunk: \$SLURM_JOB_NUM_NODES node (\$SLURM_JOB_NODELIST)\"
+  train 1 --until-step 100 | tail -n 1
+  sleep 1   # a node shrunk away must not be launched on within the same second (credential)
   exp=\$(salloc --no-shell --parsable -N 2 --exclusive --dependency=expand:\$SLURM_JOB_ID 2>/dev/null)
   scontrol update JobId=\$exp NumNodes=0
   scancel \$exp
   scontrol update JobId=\$SLURM_JOB_ID NumNodes=ALL
-  . ./slurm_job_\${SLURM_JOB_ID}_resize.sh
-  export SLURM_TASKS_PER_NODE=\$SLURM_JOB_CPUS_PER_NODE
-  echo \"generation 3 (grown) on \$SLURM_JOB_NUM_NODES nodes: \$SLURM_JOB_NODELIST\"
-  srun \$agent train --config $work/train.toml | tail -n 1
+  refresh
+  echo \"== generation 3, grown: \$SLURM_JOB_NUM_NODES nodes (\$SLURM_JOB_NODELIST)\"
+  train \$SLURM_JOB_NUM_NODES | tail -n 1
 ")
-
 echo "job $job submitted" >&2
 while squeue -h -j "$job" 2>/dev/null | grep -q .; do sleep 1; done
 say "job output"
 cat "$work/job.out"
-state=$(sacct -n -X -P -j "$job" -o State | head -n1)
+# A resized job has one accounting record per size; the last one holds the final state.
+state=$(sacct -n -X -P -j "$job" -o State | tail -n1)
 say "job $job: $state"
 [[ $state == COMPLETED ]]
+
+say "reference: the same config trained without interruption in one process"
+sed -i "s|$work/ckpt|$work/ckpt-reference|" "$work/train.toml"
+reference=$("$build/agent/elastic-agent" train --config "$work/train.toml" | tail -n 1)
+echo "$reference"
+elastic=$(grep 'params_sha256' "$work/job.out" | tail -n 1)
+if [[ ${elastic##*params_sha256=} == "${reference##*params_sha256=}" ]]; then
+  say "identical parameters after 2 -> 1 -> 3 nodes and an uninterrupted run"
+else
+  say "parameters differ between the elastic and the uninterrupted run"
+  exit 1
+fi

@@ -71,13 +71,19 @@ CommandResult LocalCluster::Run(const std::string& command) const {
 }
 
 std::string LocalCluster::WaitForJob(const std::string& job_id, int timeout_s) const {
+  // sacct lags squeue by a moment, and a resized job has one record per size: poll until the
+  // last record holds a final state.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   while (std::chrono::steady_clock::now() < deadline) {
     CommandResult queued = Run("squeue -h -j " + job_id + " -o %T 2>/dev/null");
     if (queued.output.find_first_not_of(" \n") == std::string::npos) {
-      CommandResult state = Run("sacct -n -X -P -j " + job_id + " -o State");
-      std::string text = state.output.substr(0, state.output.find('\n'));
-      return text.empty() ? "GONE" : text;
+      std::string records = Run("sacct -n -X -P -j " + job_id + " -o State").output;
+      while (!records.empty() && records.back() == '\n') records.pop_back();
+      std::string last = records.substr(records.find_last_of('\n') + 1);
+      if (!last.empty() && last != "PENDING" && last != "RUNNING" && last != "RESIZING" &&
+          last != "COMPLETING") {
+        return last;
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
