@@ -40,7 +40,7 @@ say "submitting: sbatch -N 2-4 --elastic --elastic-est=8"
 # Until elasticd drives resizes (its own issue), the batch script resizes its own allocation the
 # way elasticd's supervisor will (design.md §3): checkpoint at a step boundary (--until-step),
 # shrink with scontrol, grow with an expansion job, relaunch from the checkpoint.
-job=$(sbatch --parsable -N 2-4 --elastic --elastic-est=8 --chdir "$work" -o "$work/job.out" --wrap "
+job=$(sbatch --parsable -N 2-4 --exclusive --elastic --elastic-est=8 --chdir "$work" -o "$work/job.out" --wrap "
   set -e
   train() { n=\$1; shift; srun --mpi=pmix -N \$n -n \$n $build/agent/elastic-agent train --config $work/train.toml \"\$@\"; }
   refresh() { . ./slurm_job_\${SLURM_JOB_ID}_resize.sh; export SLURM_TASKS_PER_NODE=\$SLURM_JOB_CPUS_PER_NODE; }
@@ -51,7 +51,10 @@ job=$(sbatch --parsable -N 2-4 --elastic --elastic-est=8 --chdir "$work" -o "$wo
   echo \"== generation 2, shrunk: \$SLURM_JOB_NUM_NODES node (\$SLURM_JOB_NODELIST)\"
   train 1 --until-step 100 | tail -n 1
   sleep 1   # a node shrunk away must not be launched on within the same second (credential)
-  exp=\$(salloc --no-shell --parsable -N 2 --exclusive --dependency=expand:\$SLURM_JOB_ID 2>/dev/null)
+  # salloc has no --parsable in 22.05: take the id from its message. --exclude keeps the
+  # expansion off the node the job still holds (it would otherwise share it, CR_Core).
+  exp=\$(salloc --no-shell -N 2 --exclusive --exclude=\$SLURM_JOB_NODELIST \\
+        --dependency=expand:\$SLURM_JOB_ID 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
   scontrol update JobId=\$exp NumNodes=0
   scancel \$exp
   scontrol update JobId=\$SLURM_JOB_ID NumNodes=ALL
@@ -74,7 +77,7 @@ reference=$("$build/agent/elastic-agent" train --config "$work/train.toml" | tai
 echo "$reference"
 elastic=$(grep 'params_sha256' "$work/job.out" | tail -n 1)
 if [[ ${elastic##*params_sha256=} == "${reference##*params_sha256=}" ]]; then
-  say "identical parameters after 2 -> 1 -> 3 nodes and an uninterrupted run"
+  say "identical parameters: the job that shrank and grew, and the uninterrupted run"
 else
   say "parameters differ between the elastic and the uninterrupted run"
   exit 1
