@@ -19,6 +19,8 @@ PluginArgs& Args();
 int AllocatorInitPostOpt(spank_t sp);
 // srun, after options: the same checks (srun may start a job itself).
 int LocalInitPostOpt(spank_t sp);
+// slurmstepd as root, after options: prepares the job's checkpoint directory for its user.
+int RemoteInitPostOpt(spank_t sp);
 // slurmstepd, before tasks start: hands the settings to every task's environment.
 int RemoteUserInit(spank_t sp);
 

@@ -102,6 +102,7 @@ __attribute__((visibility("default"))) int slurm_spank_init_post_opt(spank_t sp,
     switch (spank_context()) {
       case S_CTX_ALLOCATOR: return AllocatorInitPostOpt(sp);
       case S_CTX_LOCAL: return LocalInitPostOpt(sp);
+      case S_CTX_REMOTE: return RemoteInitPostOpt(sp);
       default: return 0;
     }
   });

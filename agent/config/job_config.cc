@@ -86,6 +86,13 @@ Origins ApplyEnvironment(const EnvLookup& env, JobConfig& c) {
   Override(env, "SLURM_ELASTIC_PLAN", &ParsePlan, c.train.plan, origins.plan);
   Override(env, "SLURM_ELASTIC_DETERMINISM", &ParseDeterminism, c.train.determinism,
            origins.determinism);
+  // The plugin prepares a private per-job directory; an explicit checkpoint.dir still wins,
+  // since a user who names one wants checkpoints there (e.g. to resume across jobs).
+  if (c.checkpoint.dir.empty()) {
+    if (auto dir = env("SLURM_ELASTIC_CHECKPOINT_DIR"); dir && !dir->empty()) {
+      c.checkpoint.dir = *dir;
+    }
+  }
   return origins;
 }
 

@@ -1,6 +1,7 @@
 // LocalCluster: drives contrib/local-cluster.sh and runs commands against the cluster.
 #include "tests/common/local_cluster.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -21,7 +22,14 @@ std::string LocalCluster::Start(const Options& options, bool& unavailable) {
   std::string script = std::string(ELASTIC_SOURCE_DIR) + "/contrib/local-cluster.sh";
   std::string command = ShellQuote(script) + " up --nodes " + std::to_string(options.nodes);
   if (options.with_plugin) {
-    command += " --plugin " + ShellQuote(std::string(ELASTIC_BINARY_DIR) + "/spank/spank_elastic.so");
+    // Checkpoint directories go under a private base, not the system-wide default.
+    char base[] = "/tmp/elastic-ckpt-XXXXXX";
+    if (mkdtemp(base) == nullptr || chmod(base, 0755) != 0) {
+      return "cannot create a checkpoint base under /tmp";
+    }
+    checkpoint_base_ = base;
+    command += " --plugin " + ShellQuote(std::string(ELASTIC_BINARY_DIR) + "/spank/spank_elastic.so") +
+               " --plugin-args " + ShellQuote("checkpoint_base=" + checkpoint_base_);
   }
   // stdout carries only the export lines; the script's progress goes to stderr (kept in a file
   // so a failure can be shown).
@@ -55,6 +63,10 @@ std::string LocalCluster::Start(const Options& options, bool& unavailable) {
 }
 
 void LocalCluster::Stop() {
+  if (!checkpoint_base_.empty()) {
+    RunCommand("rm -rf " + ShellQuote(checkpoint_base_));
+    checkpoint_base_.clear();
+  }
   if (dir_.empty()) return;
   RunCommand(ShellQuote(std::string(ELASTIC_SOURCE_DIR) + "/contrib/local-cluster.sh") +
              " down --dir " + ShellQuote(dir_));

@@ -34,6 +34,8 @@ class LocalCluster {
   CommandResult Run(const std::string& command) const;
   const std::map<std::string, std::string>& exports() const { return exports_; }
   std::string Export(const std::string& name) const;
+  // Parent of the per-job checkpoint directories the plugin creates (plugstack argument).
+  const std::string& checkpoint_base() const { return checkpoint_base_; }
 
   // Polls until the job leaves the queue (or `timeout_s` passes); returns its final state
   // from sacct/scontrol, e.g. "COMPLETED", or "" on timeout.
@@ -41,6 +43,7 @@ class LocalCluster {
 
  private:
   std::string dir_;
+  std::string checkpoint_base_;
   std::string env_prefix_;
   std::map<std::string, std::string> exports_;
 };

@@ -1,5 +1,7 @@
 // The --elastic* flags on a real cluster: listed in --help, every bad value refused before
 // anything is queued, good values reaching the tasks' environment.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "spank/elastic_flags.h"
@@ -76,13 +78,19 @@ TEST_F(SpankFlags, SettingsReachEveryTaskAndTheBatchScript) {
   std::string job = submit.output.substr(0, submit.output.find_first_of(";\n"));
   ASSERT_EQ(cluster().WaitForJob(job, 60), "COMPLETED");
   std::string text = RunCommand("cat " + ShellQuote(out)).output;
+  std::string ckpt_dir = cluster().checkpoint_base() + "/root/" + job;
   for (const std::string who : {"batch", "n1", "n2"}) {
     for (const std::string var : {"SLURM_ELASTIC=1", "SLURM_ELASTIC_EST=8",
                                   "SLURM_ELASTIC_PLAN=dp", "SLURM_ELASTIC_DETERMINISM=d2"}) {
       EXPECT_NE(text.find(who + ":" + var), std::string::npos) << who << " lacks " << var
                                                                << " in:\n" << text;
     }
+    EXPECT_NE(text.find(who + ":SLURM_ELASTIC_CHECKPOINT_DIR=" + ckpt_dir), std::string::npos)
+        << text;
   }
+  struct stat st {};
+  ASSERT_EQ(stat(ckpt_dir.c_str(), &st), 0) << ckpt_dir;
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
 }
 
 TEST_F(SpankFlags, NonElasticJobsAreUntouched) {

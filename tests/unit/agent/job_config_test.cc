@@ -110,6 +110,14 @@ TEST_F(JobConfigTest, EnvironmentOverridesTheFile) {
   EXPECT_EQ(c.train.determinism, Determinism::kStatistical);
 }
 
+TEST_F(JobConfigTest, PluginCheckpointDirIsUsedOnlyWhenTheFileNamesNone) {
+  const Env plugin = {{"SLURM_ELASTIC_CHECKPOINT_DIR", "/spool/alice/42"}};
+  EXPECT_EQ(Parse(DataLine(), plugin).checkpoint.dir, "/spool/alice/42");
+  EXPECT_EQ(Parse(DataLine() + "[checkpoint]\ndir = \"/mine\"\n", plugin).checkpoint.dir,
+            "/mine");
+  EXPECT_EQ(Parse(DataLine()).checkpoint.dir, "");
+}
+
 TEST_F(JobConfigTest, MissingFileIsAConfigError) {
   try {
     LoadJobConfig((dir_.path() / "absent.toml").string(), FakeEnv({}));
