@@ -1,12 +1,17 @@
 // elastic-agent entry point: parse the command line, run the command, map errors to exit codes
 // (2: usage or configuration, incompatible checkpoint; 1: runtime failure). No exception leaves
-// main.
+// main. Under mpirun/srun every rank runs this; an error on any rank of a multi-rank world ends
+// the whole world (Communicator::Abort), since its peers may wait in a collective.
+#include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "agent/cli/command_line.h"
+#include "agent/comm/communicator.h"
 #include "agent/common/env.h"
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
@@ -28,33 +33,54 @@ int Fail(const std::exception& error, int status) {
   return status;
 }
 
-int RunTrain(const TrainArgs& args) {
+// D2 pins the CPU kernel ISA of LibTorch's own kernels. LibTorch reads ATEN_CPU_CAPABILITY once,
+// on the first kernel dispatch, so this must run before any LibTorch call; the start line's
+// isa= shows what took effect (docs/consistency.md).
+void PinCpuKernelIsa(const JobConfig& config) {
+  if (config.train.determinism != elastic::Determinism::kD2) return;
+  if (setenv("ATEN_CPU_CAPABILITY", "default", /*overwrite=*/1) != 0) {
+    throw std::runtime_error("determinism d2: cannot set ATEN_CPU_CAPABILITY");
+  }
+}
+
+int RunTrain(const TrainArgs& args, std::unique_ptr<Communicator>& world, int* argc,
+             char*** argv) {
   EnvLookup env = ProcessEnv();
   JobConfig config = LoadJobConfig(args.config_path, env);
+  PinCpuKernelIsa(config);
+  world = MakeWorldCommunicator(argc, argv);
   InstallCheckpointSignalHandlers();
-  RunTrainCommand(config, TrainOptions{args.until_step, IsPrimaryRank(env)}, std::cout,
-                  std::cerr);
+  // With MPI the world rank decides who prints and writes; alone, the launcher's variables.
+  const bool primary = world->size() > 1 ? world->rank() == 0 : IsPrimaryRank(env);
+  RunTrainCommand(config, TrainOptions{args.until_step, primary}, *world, std::cout, std::cerr);
   return 0;
+}
+
+// A failing rank of a multi-rank world takes the others down instead of leaving them blocked.
+int EndRank(int status, const std::unique_ptr<Communicator>& world) {
+  if (status != 0 && world && world->size() > 1) world->Abort(status);
+  return status;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::unique_ptr<Communicator> world;
   try {
     Command command = ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc));
     if (const auto* text = std::get_if<ShowText>(&command)) {
       std::cout << text->text;
       return 0;
     }
-    return RunTrain(std::get<TrainArgs>(command));
+    return RunTrain(std::get<TrainArgs>(command), world, &argc, &argv);
   } catch (const UsageError& e) {
-    return Fail(e, kExitUsage);
+    return EndRank(Fail(e, kExitUsage), world);
   } catch (const elastic::ConfigError& e) {
-    return Fail(e, kExitUsage);
+    return EndRank(Fail(e, kExitUsage), world);
   } catch (const std::exception& e) {
-    return Fail(e, kExitRuntime);
+    return EndRank(Fail(e, kExitRuntime), world);
   } catch (...) {
     std::cerr << "elastic-agent: unknown error" << std::endl;
-    return kExitRuntime;
+    return EndRank(kExitRuntime, world);
   }
 }

@@ -29,10 +29,20 @@ class Communicator {
   // never combined, so the caller decides the (canonical) order of any arithmetic.
   virtual std::vector<float> AllGather(std::span<const float> mine,
                                        std::vector<std::int64_t>& counts) = 0;
+  // The same for bytes (serialized EST contexts for a checkpoint): every rank receives every
+  // rank's `mine`, concatenated in rank order; `counts` receives each rank's length.
+  virtual std::vector<std::uint8_t> AllGatherBytes(std::span<const std::uint8_t> mine,
+                                                   std::vector<std::int64_t>& counts) = 0;
   // Rank `root`'s bytes, delivered to every rank.
   virtual std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int root) = 0;
   virtual void Barrier() = 0;
+  // Ends every rank of the world with `status` (MPI_Abort): for an error on one rank, whose
+  // peers may be blocked in a collective. The single-process world just exits.
+  [[noreturn]] virtual void Abort(int status) = 0;
 };
+
+// Rank 0's `text` on every rank (e.g. to check that replicas agree). Collective.
+std::string BroadcastText(Communicator& world, const std::string& text);
 
 // The world of this process: MPI when launched by mpirun/srun with more than one rank (or
 // whenever MPI is initialised), else a single-process communicator.

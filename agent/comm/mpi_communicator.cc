@@ -47,23 +47,12 @@ class MpiCommunicator final : public Communicator {
 
   std::vector<float> AllGather(std::span<const float> mine,
                                std::vector<std::int64_t>& counts) override {
-    int my_count = ToInt(static_cast<std::int64_t>(mine.size()), "AllGather");
-    std::vector<int> int_counts(size_);
-    Check(MPI_Allgather(&my_count, 1, MPI_INT, int_counts.data(), 1, MPI_INT, MPI_COMM_WORLD),
-          "MPI_Allgather(counts)");
-    std::vector<int> displs(size_);
-    std::int64_t total = 0;
-    counts.assign(size_, 0);
-    for (int r = 0; r < size_; ++r) {
-      displs[r] = ToInt(total, "AllGather");
-      counts[r] = int_counts[r];
-      total += int_counts[r];
-    }
-    std::vector<float> all(static_cast<std::size_t>(total));
-    Check(MPI_Allgatherv(mine.data(), my_count, MPI_FLOAT, all.data(), int_counts.data(),
-                         displs.data(), MPI_FLOAT, MPI_COMM_WORLD),
-          "MPI_Allgatherv");
-    return all;
+    return AllGatherV(mine, MPI_FLOAT, counts);
+  }
+
+  std::vector<std::uint8_t> AllGatherBytes(std::span<const std::uint8_t> mine,
+                                           std::vector<std::int64_t>& counts) override {
+    return AllGatherV(mine, MPI_BYTE, counts);
   }
 
   std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int root) override {
@@ -77,7 +66,35 @@ class MpiCommunicator final : public Communicator {
 
   void Barrier() override { Check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 
+  [[noreturn]] void Abort(int status) override {
+    MPI_Abort(MPI_COMM_WORLD, status);
+    std::_Exit(status);  // MPI_Abort does not return; this is for the compiler
+  }
+
  private:
+  // Every rank's `mine` (lengths may differ) concatenated in rank order, on every rank.
+  template <typename T>
+  std::vector<T> AllGatherV(std::span<const T> mine, MPI_Datatype type,
+                            std::vector<std::int64_t>& counts) {
+    int my_count = ToInt(static_cast<std::int64_t>(mine.size()), "AllGather");
+    std::vector<int> int_counts(size_);
+    Check(MPI_Allgather(&my_count, 1, MPI_INT, int_counts.data(), 1, MPI_INT, MPI_COMM_WORLD),
+          "MPI_Allgather(counts)");
+    std::vector<int> displs(size_);
+    std::int64_t total = 0;
+    counts.assign(size_, 0);
+    for (int r = 0; r < size_; ++r) {
+      displs[r] = ToInt(total, "AllGather");
+      counts[r] = int_counts[r];
+      total += int_counts[r];
+    }
+    std::vector<T> all(static_cast<std::size_t>(total));
+    Check(MPI_Allgatherv(mine.data(), my_count, type, all.data(), int_counts.data(), displs.data(),
+                         type, MPI_COMM_WORLD),
+          "MPI_Allgatherv");
+    return all;
+  }
+
   int rank_ = 0;
   int size_ = 1;
   bool owns_mpi_ = false;

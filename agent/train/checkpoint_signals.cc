@@ -1,10 +1,14 @@
 // Signal handlers that only record a checkpoint request.
 #include "agent/train/checkpoint_signals.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <system_error>
+#include <vector>
+
+#include "agent/comm/communicator.h"
 
 namespace elastic::agent {
 namespace {
@@ -45,6 +49,21 @@ CheckpointRequest TakeCheckpointRequest() {
   if (stop) return CheckpointRequest::kCheckpointAndStop;
   if (checkpoint) return CheckpointRequest::kCheckpoint;
   return CheckpointRequest::kNone;
+}
+
+}  // namespace elastic::agent
+
+namespace elastic::agent {
+
+CheckpointRequest AgreeOnCheckpointRequest(Communicator& world, CheckpointRequest local) {
+  // Requests are ordered kNone < kCheckpoint < kCheckpointAndStop; small ints are exact floats.
+  const float mine[] = {static_cast<float>(static_cast<int>(local))};
+  std::vector<std::int64_t> counts;
+  int strongest = 0;
+  for (float request : world.AllGather(mine, counts)) {
+    strongest = std::max(strongest, static_cast<int>(request));
+  }
+  return static_cast<CheckpointRequest>(strongest);
 }
 
 }  // namespace elastic::agent

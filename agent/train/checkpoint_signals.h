@@ -7,6 +7,8 @@
 
 namespace elastic::agent {
 
+class Communicator;
+
 enum class CheckpointRequest {
   kNone,
   kCheckpoint,         // SIGUSR1: checkpoint now, keep training
@@ -20,5 +22,14 @@ void InstallCheckpointSignalHandlers();
 // The strongest request since the previous call (SIGTERM wins over SIGUSR1), clearing it.
 // Returns kNone when the handlers were never installed.
 CheckpointRequest TakeCheckpointRequest();
+
+}  // namespace elastic::agent
+
+namespace elastic::agent {
+
+// Collective, once per step on every rank: the strongest of the ranks' `local` requests, so a
+// signal delivered to one rank only still stops or checkpoints every rank at the same step.
+// Throws PeerLostError when a rank is gone.
+CheckpointRequest AgreeOnCheckpointRequest(Communicator& world, CheckpointRequest local);
 
 }  // namespace elastic::agent

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <ostream>
 
@@ -11,6 +12,7 @@
 #include "agent/checkpoint/checkpoint_error.h"
 #include "agent/checkpoint/checkpoint_reader.h"
 #include "agent/checkpoint/checkpoint_writer.h"
+#include "agent/comm/communicator.h"
 #include "agent/common/errors.h"
 #include "agent/train/checkpoint_signals.h"
 #include "agent/train/trainer.h"
@@ -87,43 +89,64 @@ std::optional<std::int64_t> Resume(const JobConfig& config, Trainer& trainer, st
   return trainer.completed_steps();
 }
 
-// Writes and prunes checkpoints of one run: only rank 0, only with a checkpoint.dir, at most
-// one per step.
+// Every rank must continue from the same step: a rank that saw another checkpoint (a
+// checkpoint.dir that is not shared) would train on, silently, with other parameters.
+void RequireSameResumeStep(Communicator& world, std::int64_t step) {
+  const std::string mine = std::to_string(step);
+  const std::string root = BroadcastText(world, mine);
+  if (mine != root) {
+    throw TrainingError("rank " + std::to_string(world.rank()) + " resumed at step " + mine +
+                        " but rank 0 at step " + root +
+                        ": checkpoint.dir must be one directory shared by all ranks");
+  }
+}
+
+// Takes the checkpoints of one run, at most one per step. Collective: every rank calls Write at
+// the same steps (they gather the EST contexts); only rank 0 of a primary run writes, and only
+// with a checkpoint.dir.
 class Checkpointer {
  public:
-  Checkpointer(const JobConfig& config, bool primary, std::optional<std::int64_t> resumed_step)
-      : dir_(primary ? config.checkpoint.dir : std::string()),
-        last_step_(resumed_step.value_or(-1)) {}
+  Checkpointer(const JobConfig& config, bool writes, std::optional<std::int64_t> resumed_step)
+      : dir_(config.checkpoint.dir), writes_(writes), last_step_(resumed_step.value_or(-1)) {}
 
   bool enabled() const { return !dir_.empty(); }
+  bool writes() const { return enabled() && writes_; }
 
-  // The path written, or nothing when disabled or this step is already saved.
-  std::optional<std::filesystem::path> Write(const Trainer& trainer) {
+  // The path written (rank 0), or nothing when disabled, not the writer or this step is already
+  // saved.
+  std::optional<std::filesystem::path> Write(Trainer& trainer) {
     if (!enabled() || trainer.completed_steps() == last_step_) return std::nullopt;
+    last_step_ = trainer.completed_steps();
+    if (!writes_) {
+      trainer.SaveState(nullptr);
+      return std::nullopt;
+    }
     CheckpointWriter writer(trainer.CheckpointFingerprint());
-    trainer.SaveState(writer);
+    trainer.SaveState(&writer);
     std::filesystem::path path =
         writer.Commit(dir_, static_cast<std::uint64_t>(trainer.completed_steps()));
-    last_step_ = trainer.completed_steps();
     PruneOld(dir_, kCheckpointsKept);
     return path;
   }
 
  private:
   std::string dir_;
+  bool writes_;
   std::int64_t last_step_;
 };
 
-// Acts on a signal's request after a step; returns true when training should stop.
-bool HandleRequest(CheckpointRequest request, Checkpointer& checkpointer, const Trainer& trainer,
+// Acts on the ranks' agreed request after a step (every rank, same step); returns true when
+// training should stop. Notes go to `err` (a silent stream on ranks other than 0).
+bool HandleRequest(CheckpointRequest request, Checkpointer& checkpointer, Trainer& trainer,
                    std::ostream& err) {
   if (request == CheckpointRequest::kNone) return false;
   const bool stop = request == CheckpointRequest::kCheckpointAndStop;
   const std::string step = std::to_string(trainer.completed_steps());
+  std::optional<std::filesystem::path> path = checkpointer.Write(trainer);
   err << "elastic-agent: " << (stop ? "SIGTERM" : "SIGUSR1") << ": ";
-  if (!checkpointer.enabled()) {
+  if (!checkpointer.writes()) {
     err << "no checkpoint written (checkpoint.dir is not set or this is not rank 0)";
-  } else if (std::optional<std::filesystem::path> path = checkpointer.Write(trainer)) {
+  } else if (path) {
     err << "wrote checkpoint " << path->string() << " after step " << step;
   } else {
     err << "checkpoint of step " << step << " already written";
@@ -141,21 +164,34 @@ std::string FormatFinalLine(const TrainOutcome& outcome) {
 
 TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& options,
                              std::ostream& out, std::ostream& err) {
+  std::unique_ptr<Communicator> world = MakeSingleProcessCommunicator();
+  return RunTrainCommand(config, options, *world, out, err);
+}
+
+TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& options,
+                             Communicator& world, std::ostream& out, std::ostream& err) {
+  const bool primary = options.primary && world.rank() == 0;
+  std::ostream silent(nullptr);  // discards: notes come from rank 0 only
+  std::ostream& notes = primary ? err : silent;
   const std::int64_t stop = StopStep(config, options);
   Dataset data = LoadFashionMnist(config.data.path, Split::kTrain);
   const std::int64_t samples = data.size();
-  Trainer trainer(config, std::move(data));
-  const std::optional<std::int64_t> resumed = Resume(config, trainer, err);
+  Trainer trainer(config, std::move(data), world);
+  const std::optional<std::int64_t> resumed = Resume(config, trainer, notes);
+  RequireSameResumeStep(world, trainer.completed_steps());
   if (resumed && *resumed > stop) {
     const std::string limit = options.until_step ? "--until-step " : "train.steps = ";
     throw UsageError(limit + std::to_string(stop) + ": the checkpoint in " +
                      config.checkpoint.dir + " is already at step " + std::to_string(*resumed));
   }
-  Checkpointer checkpointer(config, options.primary, resumed);
-  if (options.primary) {
+  Checkpointer checkpointer(config, primary, resumed);
+  if (primary) {
     out << "elastic-agent: training " << config.model.name << " on " << samples
-        << " samples: ests=" << config.train.ests << " global_batch=" << config.train.global_batch
-        << " threads=" << config.train.threads << " steps=" << stop << std::endl;
+        << " samples: ests=" << config.train.ests << " ranks=" << world.size()
+        << " hosted=" << ToString(trainer.hosted())
+        << " global_batch=" << config.train.global_batch << " threads=" << config.train.threads
+        << " determinism=" << ToString(config.train.determinism) << " isa=" << CpuKernelIsa()
+        << " steps=" << stop << std::endl;
   }
 
   TrainOutcome outcome;
@@ -163,10 +199,11 @@ TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& option
   while (trainer.completed_steps() < stop) {
     trainer.RunStep();
     const std::int64_t step = trainer.completed_steps();
-    if (options.primary && config.train.log_every > 0 && step % config.train.log_every == 0) {
+    if (primary && config.train.log_every > 0 && step % config.train.log_every == 0) {
       meter.Print(out, step, trainer.last_loss());
     }
-    if (HandleRequest(TakeCheckpointRequest(), checkpointer, trainer, err)) break;
+    const CheckpointRequest request = AgreeOnCheckpointRequest(world, TakeCheckpointRequest());
+    if (HandleRequest(request, checkpointer, trainer, notes)) break;
     const std::int64_t every = config.checkpoint.every_steps;
     if (every > 0 && step % every == 0) checkpointer.Write(trainer);
   }
@@ -174,7 +211,11 @@ TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& option
   outcome.loss = trainer.last_loss();
   outcome.step = trainer.completed_steps();
   outcome.params_sha256 = trainer.ParamsSha256();
-  if (options.primary) out << FormatFinalLine(outcome) << std::endl;
+  if (BroadcastText(world, outcome.params_sha256) != outcome.params_sha256) {
+    throw TrainingError("rank " + std::to_string(world.rank()) + ": final parameters (sha256 " +
+                        outcome.params_sha256 + ") differ from rank 0's: the replicas diverged");
+  }
+  if (primary) out << FormatFinalLine(outcome) << std::endl;
   return outcome;
 }
 

@@ -11,9 +11,13 @@
 
 namespace elastic::agent {
 
+class Communicator;
+
 struct TrainOptions {
   std::optional<std::int64_t> until_step;  // stop after this many steps; default train.steps
-  bool primary = true;  // rank 0: prints progress and the final line, writes checkpoints
+  // Prints progress and the final line and writes checkpoints; only ever honoured on world
+  // rank 0 (other ranks are silent except for errors and never write).
+  bool primary = true;
 };
 
 struct TrainOutcome {
@@ -38,6 +42,15 @@ struct TrainOutcome {
 // Throws UsageError when until_step exceeds train.steps or is behind the checkpoint, ConfigError
 // (also for a checkpoint of an incompatible config), DataError, TrainingError, CheckpointError
 // (also when every checkpoint in checkpoint.dir is corrupt: it never silently starts over).
+//
+// Ranks: every rank of `world` calls it (collective). Each rank hosts its block of ESTs
+// (est_placement.h), resumes from the newest valid checkpoint itself (checkpoint.dir must be
+// the same shared directory for all) and checks that all resumed the same step; signals are
+// agreed on after every step (AgreeOnCheckpointRequest), so all ranks checkpoint or stop at the
+// same step; checkpoints gather every EST's context to rank 0, which alone writes.
+TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& options,
+                             Communicator& world, std::ostream& out, std::ostream& err);
+// The same in a world of one rank.
 TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& options,
                              std::ostream& out, std::ostream& err);
 

@@ -1,8 +1,10 @@
 // Trainer: the EST loop, the reduction and the optimizer step.
 #include "agent/train/trainer.h"
 
+#include <ATen/Version.h>
 #include <torch/torch.h>
 
+#include <cctype>
 #include <cmath>
 #include <mutex>
 
@@ -14,9 +16,9 @@
 namespace elastic::agent {
 namespace {
 
-std::vector<EstContext> MakeHostedEsts(const JobConfig& config) {
+std::vector<EstContext> MakeHostedEsts(const JobConfig& config, EstRange hosted) {
   std::vector<EstContext> ests;
-  for (std::int64_t id = 0; id < config.train.ests; ++id) {
+  for (std::int64_t id = hosted.begin; id < hosted.end; ++id) {
     ests.push_back(MakeEstContext(static_cast<std::uint64_t>(config.train.seed), id));
   }
   return ests;
@@ -43,7 +45,26 @@ std::shared_ptr<Model> MakeSeededModel(const JobConfig& config) {
   return MakeModel(config.model.name);
 }
 
+std::vector<std::string> ParameterNames(const Model& model) {
+  std::vector<std::string> names;
+  for (const auto& item : model.named_parameters()) names.push_back(item.key());
+  return names;
+}
+
 }  // namespace
+
+std::string CpuKernelIsa() {
+  // LibTorch does not export its capability getter; show_config() reports the same value as
+  // "CPU capability usage: AVX2" (computed once, from ATEN_CPU_CAPABILITY and the CPU).
+  const std::string config = at::show_config();
+  const std::string key = "CPU capability usage: ";
+  const std::size_t at = config.find(key);
+  if (at == std::string::npos) return "unknown";
+  const std::size_t begin = at + key.size();
+  std::string isa = config.substr(begin, config.find('\n', begin) - begin);
+  for (char& c : isa) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return isa == "no avx" ? "default" : isa;
+}
 
 void ConfigureTorchRuntime(const JobConfig& config) {
   const int threads = static_cast<int>(config.train.threads);
@@ -62,13 +83,23 @@ void ConfigureTorchRuntime(const JobConfig& config) {
 }
 
 Trainer::Trainer(const JobConfig& config, Dataset data)
+    : Trainer(config, std::move(data), nullptr, MakeSingleProcessCommunicator()) {}
+
+Trainer::Trainer(const JobConfig& config, Dataset data, Communicator& world)
+    : Trainer(config, std::move(data), &world, nullptr) {}
+
+Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
+                 std::unique_ptr<Communicator> owned_world)
     : config_(config),
+      owned_world_(std::move(owned_world)),
+      world_(world != nullptr ? world : owned_world_.get()),
+      hosted_(HostedEsts(config.train.ests, world_->rank(), world_->size())),
       data_(CheckRunnable(config, std::move(data))),
       order_(data_.size(), config.train.global_batch,
              static_cast<std::uint64_t>(config.train.seed)),
       model_(MakeSeededModel(config)),
-      ests_(MakeHostedEsts(config)),
-      stash_(model_->parameters(), config.train.ests) {
+      ests_(MakeHostedEsts(config, hosted_)),
+      stash_(model_->parameters(), ParameterNames(*model_), config.train.ests) {
   model_->train();
   optimizer_ = std::make_unique<torch::optim::SGD>(
       model_->parameters(),
@@ -78,20 +109,30 @@ Trainer::Trainer(const JobConfig& config, Dataset data)
 double Trainer::RunStep() {
   std::span<const std::int64_t> batch = order_.StepIndices(step_);
   const std::int64_t est_batch = config_.est_batch();
-  double loss_sum = 0;
+  std::vector<float> hosted_losses;  // float32 losses, so the float is exact
   for (EstContext& est : ests_) {
     auto shard = batch.subspan(static_cast<std::size_t>(est.id * est_batch),
                                static_cast<std::size_t>(est_batch));
-    loss_sum += RunEst(est, shard);
+    hosted_losses.push_back(static_cast<float>(RunEst(est, shard)));
     stash_.Capture(est.id);
   }
-  const double loss = loss_sum / static_cast<double>(ests_.size());
+  // Every EST's loss on every rank, in EST-id order (contiguous blocks in rank order).
+  std::vector<std::int64_t> counts;
+  const std::vector<float> losses = world_->AllGather(hosted_losses, counts);
+  double loss_sum = 0;
+  for (float est_loss : losses) loss_sum += est_loss;
+  const double loss = loss_sum / static_cast<double>(config_.train.ests);
   // Stop before a diverged update reaches the parameters: every later step would be NaN too.
   if (!std::isfinite(loss)) {
     throw TrainingError("step " + std::to_string(step_ + 1) + ": loss is " + std::to_string(loss) +
                         ": training diverged (try a smaller train.lr)");
   }
-  stash_.ReduceMeanIntoGradients();
+  if (config_.train.determinism == Determinism::kD0) {
+    stash_.ReduceMeanRankOrder(*world_, hosted_);
+  } else {
+    stash_.ExchangeSlots(*world_, hosted_);
+    stash_.ReduceMeanIntoGradients();
+  }
   optimizer_->step();
   ++step_;
   last_loss_ = loss;

@@ -1,17 +1,23 @@
-// One data-parallel training run over the ESTs this process hosts (today: all of them, in one
-// process). Includes LibTorch: only train_command.cc and tests include it.
+// One rank's part of a data-parallel training run: W ranks (a Communicator world; one process
+// is W = 1) each host a contiguous block of the E ESTs (est_placement.h) and one replica of the
+// parameters and optimizer state. Includes LibTorch: only train_command.cc and tests include it.
 //
 // A step is: for each hosted EST in id order, forward/backward on its shard of the step's
-// global batch with its own RNG stream, stash the gradient; reduce the stashed gradients in EST
-// order (GradientStash); one optimizer step. The multi-process runtime will host a subset of
-// ESTs per rank and exchange stashes before the reduction; nothing else in a step changes.
+// global batch (chosen by EST id, independent of W) with its own RNG stream, stash the gradient;
+// exchange the stashes so every rank holds all E gradients; reduce them in EST order
+// (GradientStash); gather the per-EST losses and average them in EST order; one optimizer step,
+// the same on every rank, so the replicas stay identical. W = 1 runs the very same code.
+// Determinism levels (docs/consistency.md): d1/d2 use the canonical EST-order reduction, d0 a
+// rank-order one whose bits depend on W.
 //
 // Checkpoints (trainer_state.cc): SaveState/RestoreState move everything a step depends on
-// (parameters, optimizer state, progress, the EST contexts) through named records of the
-// torch-free container in agent/checkpoint/, so a resumed run continues bit for bit.
+// (parameters, optimizer state, progress, the EST contexts, the bucket map) through named
+// records of the torch-free container in agent/checkpoint/, so a resumed run continues bit for
+// bit on any W.
 //
-// Errors: throws TrainingError; LibTorch failures surface as c10::Error (a std::exception).
-// Not thread-safe. LibTorch's thread settings are process-global (ConfigureTorchRuntime).
+// Errors: throws TrainingError; LibTorch failures surface as c10::Error (a std::exception);
+// PeerLostError from the Communicator. Not thread-safe. LibTorch's thread settings are
+// process-global (ConfigureTorchRuntime). Borrows the Communicator: it must outlive the Trainer.
 #pragma once
 
 #include <torch/optim/sgd.h>
@@ -23,11 +29,13 @@
 #include <vector>
 
 #include "agent/checkpoint/fingerprint.h"
+#include "agent/comm/communicator.h"
 #include "agent/config/job_config.h"
 #include "agent/data/dataset.h"
 #include "agent/data/sample_order.h"
 #include "agent/model/model.h"
 #include "agent/train/est_context.h"
+#include "agent/train/est_placement.h"
 #include "agent/train/gradient_stash.h"
 
 namespace elastic::agent {
@@ -39,15 +47,26 @@ class CheckpointWriter;
 // config (1 vs 2 threads give different bits), deterministic algorithms only.
 void ConfigureTorchRuntime(const JobConfig& config);
 
+// The CPU kernel ISA LibTorch's own kernels dispatch to in this process: "default", "avx2" or
+// "avx512" (pinned to "default" under d2 by ATEN_CPU_CAPABILITY, see main.cc).
+std::string CpuKernelIsa();
+
 class Trainer {
  public:
-  // Builds the model from torch::manual_seed(train.seed), the ESTs and the optimizer. Calls
-  // ConfigureTorchRuntime. Throws ConfigError when the dataset is smaller than one global batch
-  // and for plans this agent cannot run yet. REQUIRES: `config` came from LoadJobConfig.
+  // Builds the model from torch::manual_seed(train.seed), the hosted ESTs and the optimizer.
+  // Calls ConfigureTorchRuntime. Throws ConfigError when the dataset is smaller than one global
+  // batch, for more ranks than ESTs and for plans this agent cannot run yet.
+  // REQUIRES: `config` came from LoadJobConfig; every rank of `world` constructs one.
+  Trainer(const JobConfig& config, Dataset data, Communicator& world);
+  // A world of one rank hosting every EST.
   Trainer(const JobConfig& config, Dataset data);
 
-  // Trains one step and returns its loss (the mean cross-entropy over the global batch).
+  // Collective. Trains one step and returns its loss (the mean cross-entropy over the global
+  // batch, the same on every rank).
   double RunStep();
+
+  EstRange hosted() const { return hosted_; }
+  Communicator& world() const { return *world_; }
 
   std::int64_t completed_steps() const { return step_; }
   double last_loss() const { return last_loss_; }  // of the latest step; 0 before the first
@@ -59,24 +78,32 @@ class Trainer {
   // train.steps is not in it: a finished run may be resumed with more steps.
   Fingerprint CheckpointFingerprint() const;
 
-  // Adds the records "params", "optimizer", "progress" and "est/<id>" for every hosted EST
-  // (docs/checkpoint-format.md). The caller commits the writer, which must carry
-  // CheckpointFingerprint().
-  void SaveState(CheckpointWriter& writer) const;
+  // Collective: every rank calls it after the same step. Gathers every EST's context from the
+  // rank hosting it and checks that this rank's parameters equal rank 0's (TrainingError if a
+  // replica diverged). When `writer` is non-null (rank 0 only), adds the records "params",
+  // "optimizer", "progress", "buckets" and "est/<id>" for all E ESTs
+  // (docs/checkpoint-format.md); the caller commits it. It must carry CheckpointFingerprint().
+  void SaveState(CheckpointWriter* writer);
 
-  // Continues from `checkpoint` instead of step 0. Throws ConfigError naming what differs when
-  // its fingerprint is not this run's, CheckpointError when a record is missing or malformed.
-  // REQUIRES: no step has run yet.
+  // Continues from `checkpoint` instead of step 0, taking the contexts of the hosted ESTs only
+  // (a checkpoint written by any W resumes on any W). Throws ConfigError naming what differs
+  // when its fingerprint is not this run's, CheckpointError when a record is missing or
+  // malformed, or (d1/d2) when its bucket map is not this run's. REQUIRES: no step has run yet.
   void RestoreState(const CheckpointReader& checkpoint);
 
  private:
+  Trainer(const JobConfig& config, Dataset data, Communicator* world,
+          std::unique_ptr<Communicator> owned_world);
   double RunEst(EstContext& est, std::span<const std::int64_t> shard);
 
   JobConfig config_;
+  std::unique_ptr<Communicator> owned_world_;  // only for the single-process constructor
+  Communicator* world_;
+  EstRange hosted_;
   Dataset data_;
   SampleOrder order_;
   std::shared_ptr<Model> model_;
-  std::vector<EstContext> ests_;  // the ESTs this process hosts, in id order
+  std::vector<EstContext> ests_;  // the ESTs this rank hosts (hosted_), in id order
   GradientStash stash_;
   std::unique_ptr<torch::optim::SGD> optimizer_;
   std::int64_t step_ = 0;

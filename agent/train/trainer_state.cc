@@ -9,6 +9,7 @@
 #include "agent/checkpoint/checkpoint_error.h"
 #include "agent/checkpoint/checkpoint_reader.h"
 #include "agent/checkpoint/checkpoint_writer.h"
+#include "agent/common/errors.h"
 #include "agent/train/trainer.h"
 #include "scheduler/common/toml_reader.h"
 
@@ -18,6 +19,7 @@ namespace {
 constexpr const char* kParamsRecord = "params";
 constexpr const char* kOptimizerRecord = "optimizer";
 constexpr const char* kProgressRecord = "progress";
+constexpr const char* kBucketMapRecord = "bucket_map";
 
 std::string EstRecord(std::int64_t id) { return "est/" + std::to_string(id); }
 
@@ -124,17 +126,42 @@ Fingerprint Trainer::CheckpointFingerprint() const {
   return fingerprint;
 }
 
-void Trainer::SaveState(CheckpointWriter& writer) const {
-  writer.Add(kParamsRecord, ArchiveBytes([this](auto& archive) { model_->save(archive); }));
-  writer.Add(kOptimizerRecord,
-             ArchiveBytes([this](auto& archive) { optimizer_->save(archive); }));
-  writer.Add(kProgressRecord, ProgressText(step_, last_loss_));
-  // An EST context is its generator state: raw bytes of the CPU generator's uint8 state tensor.
+void Trainer::SaveState(CheckpointWriter* writer) {
+  // Replicas stay identical by construction (same reduced gradient, same optimizer step); check
+  // it here, once per checkpoint, where a silent divergence would otherwise be saved for good.
+  const std::string digest = ParamsSha256();
+  const std::string root_digest = BroadcastText(*world_, digest);
+  if (digest != root_digest) {
+    throw TrainingError("rank " + std::to_string(world_->rank()) + ": parameters after step " +
+                        std::to_string(step_) + " (sha256 " + digest +
+                        ") differ from rank 0's (" + root_digest +
+                        "): the replicas diverged; not writing a checkpoint");
+  }
+  // An EST context is its generator state: raw bytes of the CPU generator's uint8 state tensor,
+  // all of one size. Hosted blocks are contiguous in rank order, so the gather is in EST order.
+  std::vector<std::uint8_t> mine;
   for (const EstContext& est : ests_) {
     torch::Tensor state = est.rng_state.contiguous();
-    writer.Add(EstRecord(est.id),
-               std::string(static_cast<const char*>(state.data_ptr()),
-                           static_cast<std::size_t>(state.numel())));
+    const auto* bytes = static_cast<const std::uint8_t*>(state.data_ptr());
+    mine.insert(mine.end(), bytes, bytes + state.numel());
+  }
+  std::vector<std::int64_t> counts;
+  const std::vector<std::uint8_t> all = world_->AllGatherBytes(mine, counts);
+  const std::size_t state_size = static_cast<std::size_t>(ests_.front().rng_state.numel());
+  if (all.size() != static_cast<std::size_t>(config_.train.ests) * state_size) {
+    throw TrainingError("checkpoint: gathered " + std::to_string(all.size()) +
+                        " bytes of EST contexts: expected " + std::to_string(config_.train.ests) +
+                        " x " + std::to_string(state_size));
+  }
+  if (writer == nullptr) return;
+  writer->Add(kParamsRecord, ArchiveBytes([this](auto& archive) { model_->save(archive); }));
+  writer->Add(kOptimizerRecord,
+              ArchiveBytes([this](auto& archive) { optimizer_->save(archive); }));
+  writer->Add(kProgressRecord, ProgressText(step_, last_loss_));
+  writer->Add(kBucketMapRecord, stash_.BucketMap());
+  for (std::int64_t id = 0; id < config_.train.ests; ++id) {
+    const auto* first = reinterpret_cast<const char*>(all.data()) + id * state_size;
+    writer->Add(EstRecord(id), std::string(first, state_size));
   }
 }
 
@@ -145,6 +172,15 @@ void Trainer::RestoreState(const CheckpointReader& checkpoint) {
                       mismatch);
   }
   const Progress progress = ParseProgress(checkpoint);
+  // d1/d2 rebuild the gradient layout from the checkpoint's bucket map (here: require that it is
+  // this run's, since the layout is a pure function of the model); d0 does not restore it.
+  if (config_.train.determinism != Determinism::kD0 &&
+      checkpoint.Get(kBucketMapRecord) != stash_.BucketMap()) {
+    throw CheckpointError(checkpoint.path(),
+                          "record \"bucket_map\" is not this run's gradient layout (" +
+                              std::string(ToString(config_.train.determinism)) +
+                              " restores it exactly): the model's parameter order changed");
+  }
   // Read every EST first so a malformed record leaves the trainer untouched where it can.
   std::vector<torch::Tensor> rng_states;
   for (const EstContext& est : ests_) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "agent/comm/communicator.h"
 
@@ -44,6 +45,24 @@ TEST(MpiCommunicator, AllGatherAcceptsAnEmptyContribution) {
   EXPECT_EQ(World().AllGather(mine, counts), (std::vector<float>{1.5f, -2.5f}));
 }
 
+TEST(MpiCommunicator, AllGatherBytesConcatenatesInRankOrder) {
+  const int rank = World().rank();
+  std::vector<std::uint8_t> mine(static_cast<std::size_t>(rank), static_cast<std::uint8_t>(rank));
+  std::vector<std::int64_t> counts;
+  std::vector<std::uint8_t> all = World().AllGatherBytes(mine, counts);
+  std::vector<std::uint8_t> expected;
+  for (int r = 0; r < World().size(); ++r) {
+    EXPECT_EQ(counts[static_cast<std::size_t>(r)], r);
+    expected.insert(expected.end(), static_cast<std::size_t>(r), static_cast<std::uint8_t>(r));
+  }
+  EXPECT_EQ(all, expected);
+}
+
+TEST(MpiCommunicator, BroadcastTextDeliversRankZerosText) {
+  const std::string mine = "rank " + std::to_string(World().rank());
+  EXPECT_EQ(BroadcastText(World(), mine), "rank 0");
+}
+
 TEST(MpiCommunicator, BroadcastDeliversRootsBytes) {
   std::vector<std::uint8_t> bytes;
   if (World().rank() == 0) bytes = {1, 2, 3, 250};
@@ -57,6 +76,10 @@ TEST(SingleProcessCommunicator, GatherIsACopy) {
   EXPECT_EQ(single->AllGather(std::vector<float>{3.0f}, counts), std::vector<float>{3.0f});
   EXPECT_EQ(counts, std::vector<std::int64_t>{1});
   EXPECT_EQ(single->size(), 1);
+  const std::vector<std::uint8_t> bytes = {7, 0, 255};
+  EXPECT_EQ(single->AllGatherBytes(bytes, counts), bytes);
+  EXPECT_EQ(counts, std::vector<std::int64_t>{3});
+  EXPECT_EQ(BroadcastText(*single, "only"), "only");
 }
 
 }  // namespace

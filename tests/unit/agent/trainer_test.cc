@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cstdlib>
+
+#include "agent/comm/communicator.h"
 #include "agent/common/errors.h"
 #include "agent/common/sha256.h"
 #include "agent/train/est_context.h"
@@ -113,7 +116,7 @@ TEST(EstContext, EachEstOwnsItsStream) {
 TEST(GradientStash, MeanOverEstsInIdOrder) {
   torch::Tensor w = torch::zeros({2}, torch::requires_grad());
   torch::Tensor b = torch::zeros({1}, torch::requires_grad());
-  GradientStash stash({w, b}, 3);
+  GradientStash stash({w, b}, {"w", "b"}, 3);
   const std::vector<std::vector<float>> grads = {{1, 2, 3}, {4, 5, 6}, {7, 8, 0.5}};
   for (std::int64_t est = 0; est < 3; ++est) {
     w.mutable_grad() = torch::tensor({grads[est][0], grads[est][1]});
@@ -125,6 +128,77 @@ TEST(GradientStash, MeanOverEstsInIdOrder) {
   EXPECT_TRUE(torch::equal(b.grad(), torch::tensor({((3.0f + 6.0f) + 0.5f) / 3.0f})));
   // A reduction without every EST's gradient is a bug, not a silent partial mean.
   EXPECT_THROW(stash.ReduceMeanIntoGradients(), std::runtime_error);
+}
+
+// Rank `rank` of a pretend world whose other ranks contributed `others_before` and
+// `others_after` (floats, in rank order around this rank's contribution).
+class FakeWorld final : public Communicator {
+ public:
+  FakeWorld(int rank, int size, std::vector<float> before, std::vector<float> after)
+      : rank_(rank), size_(size), before_(std::move(before)), after_(std::move(after)) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::vector<float> AllGather(std::span<const float> mine,
+                               std::vector<std::int64_t>& counts) override {
+    std::vector<float> all = before_;
+    all.insert(all.end(), mine.begin(), mine.end());
+    all.insert(all.end(), after_.begin(), after_.end());
+    counts.assign(static_cast<std::size_t>(size_), 0);
+    return all;
+  }
+  std::vector<std::uint8_t> AllGatherBytes(std::span<const std::uint8_t> mine,
+                                           std::vector<std::int64_t>& counts) override {
+    counts.assign(1, static_cast<std::int64_t>(mine.size()));
+    return {mine.begin(), mine.end()};
+  }
+  std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int) override {
+    return bytes;
+  }
+  void Barrier() override {}
+  [[noreturn]] void Abort(int status) override { std::exit(status); }
+
+ private:
+  int rank_, size_;
+  std::vector<float> before_, after_;
+};
+
+TEST(GradientStash, ExchangeGivesEveryRankEveryEstsGradientInIdOrder) {
+  torch::Tensor w = torch::zeros({2}, torch::requires_grad());
+  GradientStash stash({w}, {"w"}, 3);
+  // This rank (1 of 2) hosts ESTs [1, 3); rank 0 hosted EST 0 with gradient {1, 2}.
+  FakeWorld world(1, 2, {1, 2}, {});
+  w.mutable_grad() = torch::tensor({3.0f, 4.0f});
+  stash.Capture(1);
+  w.mutable_grad() = torch::tensor({5.0f, 0.25f});
+  stash.Capture(2);
+  stash.ExchangeSlots(world, {1, 3});
+  stash.ReduceMeanIntoGradients();
+  EXPECT_TRUE(torch::equal(w.grad(), torch::tensor({9.0f / 3.0f, ((2.0f + 4.0f) + 0.25f) / 3.0f})));
+  // A world that delivers too few floats (a rank with another model) is refused.
+  FakeWorld short_world(1, 2, {}, {});
+  stash.Capture(1);
+  stash.Capture(2);
+  EXPECT_THROW(stash.ExchangeSlots(short_world, {1, 3}), std::runtime_error);
+}
+
+TEST(GradientStash, RankOrderFoldSumsPartialsPerRank) {
+  torch::Tensor w = torch::zeros({1}, torch::requires_grad());
+  GradientStash stash({w}, {"w"}, 4);
+  // Rank 1 of 2 hosts [2, 4); rank 0's partial sum is 1e8 (so association shows in the bits).
+  FakeWorld world(1, 2, {1e8f}, {});
+  w.mutable_grad() = torch::tensor({1.0f});
+  stash.Capture(2);
+  w.mutable_grad() = torch::tensor({-1e8f});
+  stash.Capture(3);
+  stash.ReduceMeanRankOrder(world, {2, 4});
+  EXPECT_TRUE(torch::equal(w.grad(), torch::tensor({(1e8f + (1.0f + -1e8f)) / 4.0f})));
+}
+
+TEST(GradientStash, BucketMapListsParametersWithOffsets) {
+  torch::Tensor w = torch::zeros({2, 3});
+  torch::Tensor b = torch::zeros({3});
+  GradientStash stash({w, b}, {"fc.weight", "fc.bias"}, 2);
+  EXPECT_EQ(stash.BucketMap(), "fc.weight 0 6\nfc.bias 6 3\n");
 }
 
 struct TwoParams : torch::nn::Module {
