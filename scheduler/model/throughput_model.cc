@@ -1,0 +1,95 @@
+// Throughput model: EasyScale Eq. 1 compute rate plus Rubick-style all-reduce cost.
+#include "scheduler/model/throughput_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+namespace elastic::model {
+namespace {
+
+struct KnownDevice {
+  std::string_view name;
+  double capability;
+};
+
+// Rough relative training throughput (ResNet-class); "gpu" is a generic reference device.
+constexpr std::array<KnownDevice, 7> kKnownDevices{{{"gpu", 1.0},
+                                                    {"v100", 1.0},
+                                                    {"p100", 0.6},
+                                                    {"t4", 0.5},
+                                                    {"a100", 2.0},
+                                                    {"h100", 3.0},
+                                                    {"h200", 3.3}}};
+
+// Total ESTs placed when every type gets A_i = floor(f * C_i) (at least 1 per device).
+long EstsAt(const Shape& shape, double f) {
+  long total = 0;
+  for (const auto& [capability, count] : shape.groups) {
+    long per_device = static_cast<long>(std::floor(f * capability + 1e-9));
+    total += static_cast<long>(count) * std::max(1L, per_device);
+  }
+  return total;
+}
+
+}  // namespace
+
+std::optional<double> DeviceCapability(std::string_view device_type) {
+  for (const auto& device : kKnownDevices) {
+    if (device.name == device_type) return device.capability;
+  }
+  return std::nullopt;
+}
+
+std::string_view DeviceTypeChoices() { return "gpu, v100, p100, t4, a100, h100, h200"; }
+
+double EasyScaleComputeRate(const Shape& shape, int ests) {
+  int devices = 0;
+  double slowest_one_est = 0.0;  // f_overload when every device holds one EST
+  for (const auto& [capability, count] : shape.groups) {
+    if (count <= 0) continue;
+    devices += count;
+    slowest_one_est = std::max(slowest_one_est, 1.0 / capability);
+  }
+  if (devices == 0) return 0.0;
+  ests = std::max(ests, 1);
+  // Eq. 1a needs nEST >= maxP. Every A_i is >= 1, so with devices >= maxP the step time is the
+  // slowest device running one EST and the surplus ESTs are pure waste (Eq. 1c second term).
+  if (devices >= ests) return ests / slowest_one_est;
+  // Otherwise the smallest feasible f_overload (Eq. 1b) is one of the values a / C_i: try them in
+  // increasing order. ests is small (<= a few hundred), so this is cheap.
+  double best_f = std::numeric_limits<double>::infinity();
+  for (const auto& [capability, count] : shape.groups) {
+    if (count <= 0) continue;
+    for (int a = 1; a <= ests; ++a) {
+      double f = a / capability;
+      if (f >= best_f) break;
+      if (f >= slowest_one_est && EstsAt(shape, f) >= ests) {
+        best_f = f;
+        break;
+      }
+    }
+  }
+  return ests / best_f;  // Eq. 1d: sum N_i C_i - waste == maxP / f_overload
+}
+
+double Speedup(const JobProfile& profile, const Shape& shape, const Environment& env) {
+  double compute = EasyScaleComputeRate(shape, profile.ests);
+  if (compute <= 0.0) return 0.0;
+  int devices = 0;
+  for (const auto& group : shape.groups) devices += group.second;
+  double bandwidth_factor = shape.nodes > 1 ? env.inter_node_slowdown : 1.0;
+  double comm = profile.comm_ratio * 2.0 * (devices - 1) / devices * bandwidth_factor;
+  return 1.0 / (1.0 / compute + comm);
+}
+
+double CompactSpeedup(const JobProfile& profile, int devices, int devices_per_node,
+                      const Environment& env) {
+  if (devices <= 0) return 0.0;
+  Shape shape{{{1.0, devices}}, (devices + devices_per_node - 1) / devices_per_node};
+  return Speedup(profile, shape, env);
+}
+
+}  // namespace elastic::model

@@ -1,0 +1,45 @@
+// Placement helpers shared by the policies: a free-capacity ledger and device picking.
+// Pure value types; not thread-safe (each Decide call owns its ledger).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler/policy/types.h"
+
+namespace elastic::policy {
+
+// Free devices/CPUs/memory per node, mutated as a policy plans within one Decide call.
+class FreeLedger {
+ public:
+  explicit FreeLedger(const ClusterState& cluster);
+  // Devices of `node` this job could still take, given its per-device CPU and memory needs.
+  int Available(int node, const JobState& job) const;
+  // Free devices of one type on the whole cluster (ignores CPU/memory).
+  int FreeDevicesOfType(const std::string& device_type) const;
+  // REQUIRES: the delta fits (Available); `delta` is what is added to the job.
+  void Take(const Allocation& delta, const JobState& job);
+  void Give(const Allocation& delta, const JobState& job);
+
+ private:
+  const ClusterState* cluster_;
+  std::vector<int> devices_;
+  std::vector<int> cpus_;
+  std::vector<std::int64_t> memory_mb_;
+};
+
+// Device types in order of first appearance among the nodes.
+std::vector<std::string> DeviceTypes(const ClusterState& cluster);
+
+// Picks `count` more devices of `device_type` for `job`: first on nodes it already holds, then
+// the best-fitting single node, else the nodes with the most free devices. Returns the devices to
+// add (not the merged allocation) or nullopt if they do not fit. Deterministic (ties: node index).
+std::optional<Allocation> PickDevices(const ClusterState& cluster, const FreeLedger& ledger,
+                                      const JobState& job, const std::string& device_type,
+                                      int count);
+
+// a + b, merged per node and sorted.
+Allocation Merge(const Allocation& a, const Allocation& b);
+
+}  // namespace elastic::policy

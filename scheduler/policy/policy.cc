@@ -1,0 +1,33 @@
+// Policy factory and queue ordering.
+#include "scheduler/policy/policy.h"
+
+#include <algorithm>
+
+#include "scheduler/policy/backfill_policy.h"
+#include "scheduler/policy/easyscale_policy.h"
+
+namespace elastic::policy {
+
+std::string_view PolicyChoices() { return "backfill, easyscale"; }
+
+PolicyOrError MakePolicy(std::string_view name, const PolicyOptions& options) {
+  if (name == "backfill") return {std::make_unique<BackfillPolicy>(options), ""};
+  if (name == "easyscale") return {std::make_unique<EasyScalePolicy>(options), ""};
+  return {nullptr, "elastic policy: unknown policy \"" + std::string(name) + "\": expected one of " +
+                       std::string(PolicyChoices())};
+}
+
+std::vector<const JobState*> QueueOrder(const std::vector<JobState>& jobs) {
+  std::vector<const JobState*> queue;
+  for (const JobState& job : jobs) {
+    if (!job.running()) queue.push_back(&job);
+  }
+  std::sort(queue.begin(), queue.end(), [](const JobState* a, const JobState* b) {
+    if (a->priority != b->priority) return a->priority > b->priority;
+    if (a->submit_time_s != b->submit_time_s) return a->submit_time_s < b->submit_time_s;
+    return a->id < b->id;
+  });
+  return queue;
+}
+
+}  // namespace elastic::policy

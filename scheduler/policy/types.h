@@ -1,0 +1,89 @@
+// Plain values the scheduling policies read and return: cluster state, jobs, decisions.
+// Time is a value (seconds on the caller's clock); nothing here touches Slurm or the OS.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "scheduler/common/job_options.h"
+#include "scheduler/model/throughput_model.h"
+
+namespace elastic::policy {
+
+struct NodeState {
+  std::string name;
+  std::string device_type;
+  double capability = 1.0;  // model::DeviceCapability(device_type)
+  int devices = 0;
+  int free_devices = 0;
+  int cpus = 0;
+  int free_cpus = 0;
+  std::int64_t memory_mb = 0;
+  std::int64_t free_memory_mb = 0;
+};
+
+struct ClusterState {
+  std::vector<NodeState> nodes;
+  model::Environment environment;
+};
+
+// Devices a job holds on one node; `node` indexes ClusterState::nodes.
+struct Slice {
+  int node = 0;
+  int devices = 0;
+  bool operator==(const Slice&) const = default;
+};
+// Sorted by node, each slice with devices > 0.
+using Allocation = std::vector<Slice>;
+
+int DeviceCount(const Allocation& allocation);
+// The model's view of an allocation on this cluster (capability groups, nodes spanned).
+model::Shape ShapeOf(const ClusterState& cluster, const Allocation& allocation);
+
+inline constexpr double kNever = std::numeric_limits<double>::infinity();
+
+struct JobState {
+  std::string id;
+  bool elastic = false;  // rigid jobs always run at requested_devices
+  int min_devices = 1;
+  int max_devices = 1;
+  int requested_devices = 1;
+  int cpus_per_device = 0;
+  std::int64_t memory_mb_per_device = 0;
+  double submit_time_s = 0.0;
+  int priority = 0;  // higher runs first
+  SlaClass sla_class = SlaClass::kBestEffort;
+  model::JobProfile profile;
+  Allocation allocation;  // empty while pending
+  double last_resize_s = -kNever;
+  // Estimates the caller supplies (Slurm: time limits; simulator: its model):
+  double expected_runtime_s = 0.0;  // pending: run time at requested_devices
+  double expected_end_s = kNever;   // running: when it will release its allocation
+
+  bool running() const { return !allocation.empty(); }
+};
+
+enum class DecisionKind { kStart, kResize };
+
+struct Decision {
+  DecisionKind kind = DecisionKind::kStart;
+  std::string job_id;
+  Allocation allocation;  // the job's complete new allocation
+  std::string reason;
+};
+
+// Planned start of a blocked job (EASY backfill's head-of-queue reservation).
+struct Reservation {
+  std::string job_id;
+  double start_s = kNever;
+  std::string device_type;
+};
+
+struct PolicyOutput {
+  std::vector<Decision> decisions;
+  std::vector<Reservation> reservations;
+};
+
+}  // namespace elastic::policy

@@ -1,0 +1,49 @@
+// Tests for the throughput model: EasyScale Eq. 1 and the communication term.
+#include "scheduler/model/throughput_model.h"
+
+#include <gtest/gtest.h>
+
+namespace elastic::model {
+namespace {
+
+TEST(EasyScaleComputeRate, HomogeneousHasEstQuantumWaste) {
+  // maxP = 4: k GPUs run ceil(4 / k) ESTs each, so 3 GPUs are no faster than 2.
+  EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{1.0, 1}}, 1}, 4), 1.0);
+  EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{1.0, 2}}, 1}, 4), 2.0);
+  EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{1.0, 3}}, 1}, 4), 2.0);
+  EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{1.0, 4}}, 1}, 4), 4.0);
+  EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{1.0, 6}}, 1}, 4), 4.0);  // surplus devices idle
+  EXPECT_DOUBLE_EQ(EasyScaleComputeRate({}, 4), 0.0);
+}
+
+TEST(EasyScaleComputeRate, HeterogeneousMatchesEquation1ByHand) {
+  // One C=1 and one C=0.5 device. maxP 3: A = (2, 1), f = 2, waste 0 -> 3 / 2 = 1.5.
+  EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{1.0, 1}, {0.5, 1}}, 2}, 3), 1.5);
+  // maxP 4: A = (3, 1), f = 3; waste = (1 - 3/3) + (0.5 - 1/3) = 1/6 -> 1.5 - 1/6 = 4/3.
+  EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{1.0, 1}, {0.5, 1}}, 2}, 4), 4.0 / 3.0);
+  // A faster device counts double: two a100-like (C=2) with maxP 4 -> 4.
+  EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{2.0, 2}}, 1}, 4), 4.0);
+}
+
+TEST(Speedup, CommunicationGivesDiminishingReturnsAndInterNodeCost) {
+  JobProfile profile{8, 0.02};
+  double one = Speedup(profile, {{{1.0, 1}}, 1});
+  double four = Speedup(profile, {{{1.0, 4}}, 1});
+  double eight = Speedup(profile, {{{1.0, 8}}, 1});
+  double eight_spread = Speedup(profile, {{{1.0, 8}}, 2});
+  EXPECT_DOUBLE_EQ(one, 1.0);
+  EXPECT_NEAR(eight, 1.0 / (1.0 / 8 + 0.02 * 2 * 7 / 8), 1e-12);
+  EXPECT_LT(eight - four, 4 * (four - one) / 3);  // concave
+  EXPECT_LT(eight_spread, eight);
+  EXPECT_DOUBLE_EQ(CompactSpeedup(profile, 8, 4), eight_spread);
+}
+
+TEST(DeviceCapability, KnownTypesAndUnknown) {
+  EXPECT_EQ(DeviceCapability("v100"), 1.0);
+  EXPECT_EQ(DeviceCapability("a100"), 2.0);
+  EXPECT_FALSE(DeviceCapability("tpu"));
+  EXPECT_DOUBLE_EQ(ResizeCost{}.Seconds(), 30.0);
+}
+
+}  // namespace
+}  // namespace elastic::model

@@ -1,0 +1,66 @@
+// Trace and cluster-spec parsing: accepted forms and the errors users see.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "scheduler/sim/cluster_spec.h"
+#include "scheduler/sim/trace.h"
+
+namespace elastic::sim {
+namespace {
+
+TraceOrError Parse(const std::string& text) {
+  std::istringstream in(text);
+  return ParseTrace(in, "t.csv");
+}
+
+TEST(Trace, ParsesRowsAndSortsBySubmitTime) {
+  TraceOrError trace = Parse(
+      "job_id,submit_time_s,num_gpus,duration_s,vc,orig_submit_time\r\n"
+      "x,5,2,10,vc1,2017-12-01 07:45:37\r\n"
+      "y,0,1,20,vc2,2017-12-01 07:45:32\r\n");
+  ASSERT_EQ(trace.error, "");
+  ASSERT_EQ(trace.jobs.size(), 2u);
+  EXPECT_EQ(trace.jobs[0].id, "y");
+  EXPECT_EQ(trace.jobs[1].gpus, 2);
+  EXPECT_EQ(trace.jobs[1].tenant, "vc1");
+}
+
+TEST(Trace, ErrorsNameFileLineColumnAndValue) {
+  const std::string header = "job_id,submit_time_s,num_gpus,duration_s\n";
+  EXPECT_EQ(Parse(header + "a,0,1,5\nb,3,zero,5\n").error,
+            "t.csv:3: column num_gpus: invalid value \"zero\": expected an integer >= 1");
+  EXPECT_EQ(Parse(header + "a,-1,1,5\n").error,
+            "t.csv:2: column submit_time_s: invalid value \"-1\": expected an integer >= 0");
+  EXPECT_EQ(Parse(header + "a,0,1,0\n").error,
+            "t.csv:2: column duration_s: invalid value \"0\": expected an integer >= 1");
+  EXPECT_EQ(Parse(header + "a,0,1\n").error, "t.csv:2: expected 4 columns, found 3");
+  EXPECT_EQ(Parse(header + "a,0,1,5\na,1,1,5\n").error,
+            "t.csv:3: column job_id: duplicate id \"a\"");
+  EXPECT_NE(Parse("id,submit,gpus,duration\n").error.find("t.csv:1: header column 1"),
+            std::string::npos);
+  EXPECT_EQ(Parse("").error, "t.csv:1: empty file: expected a header line");
+  EXPECT_NE(LoadTrace("/nonexistent/x.csv").error.find("cannot open"), std::string::npos);
+}
+
+TEST(ClusterSpec, ParsesHeterogeneousSpec) {
+  ClusterOrError parsed = ParseClusterSpec("2x8:a100,3x4:v100,1x2");
+  ASSERT_EQ(parsed.error, "");
+  ASSERT_EQ(parsed.cluster.nodes.size(), 6u);
+  EXPECT_EQ(parsed.cluster.nodes[0].device_type, "a100");
+  EXPECT_EQ(parsed.cluster.nodes[0].devices, 8);
+  EXPECT_DOUBLE_EQ(parsed.cluster.nodes[0].capability, 2.0);
+  EXPECT_EQ(parsed.cluster.nodes[4].free_devices, 4);
+  EXPECT_EQ(parsed.cluster.nodes[5].device_type, "gpu");
+}
+
+TEST(ClusterSpec, RejectsMalformedItems) {
+  for (const char* bad : {"", "8", "0x8", "2x", "2x8:", "2x8:tpu", "2x8,", "x8", "2y8"}) {
+    EXPECT_NE(ParseClusterSpec(bad).error, "") << bad;
+  }
+  EXPECT_NE(ParseClusterSpec("2x8:tpu").error.find("expected one of gpu, v100"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace elastic::sim
