@@ -1,0 +1,80 @@
+// The supervisor's resize protocol (design.md §3) as a pure state machine: events in, actions
+// out, no I/O. `elastic-agent run` feeds it what happened (an order from elasticd, the training
+// step's exit, the allocation's new size) and carries out the actions it returns (signal the
+// step, scontrol/salloc, srun, report). One generation per node set; orders carry generation
+// numbers and are idempotent. Not thread-safe: one owner (the supervisor's loop).
+//
+//   kStarting --launched--> kRunning --order(g>cur, k!=n)--> kCheckpointing
+//   kCheckpointing --step exited 0--> kResizing --resized to k--> kRelaunching
+//   kRelaunching --launched--> kRunning(g)            kRunning --step exited 0, done--> kFinished
+//   any failure --> kFailed (the last good checkpoint stays usable; elasticd is told why)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace elastic::agent {
+
+enum class SupervisorState { kStarting, kRunning, kCheckpointing, kResizing, kRelaunching,
+                             kFinished, kFailed };
+
+struct ResizeOrder {
+  std::uint64_t generation = 0;
+  int nodes = 0;
+};
+
+enum class ActionKind {
+  kLaunchStep,        // srun -N nodes elastic-agent train (after a credential grace if needed)
+  kCheckpointStep,    // SIGTERM the step: finish the mini-batch, checkpoint, exit 0
+  kShrinkAllocation,  // scontrol update JobId=J NumNodes=nodes
+  kGrowAllocation,    // salloc --dependency=expand:J, merge, scancel, NumNodes=ALL
+  kReport,            // tell elasticd: state, generation, nodes, detail
+};
+
+struct Action {
+  ActionKind kind;
+  int nodes = 0;
+  std::uint64_t generation = 0;
+  bool credential_grace = false;  // wait >= 1 s first: a re-added node revokes at 1 s resolution
+  std::string detail;
+  bool operator==(const Action&) const = default;
+};
+
+class ResizeStateMachine {
+ public:
+  // The job starts with `nodes` nodes as generation 1.
+  explicit ResizeStateMachine(int nodes);
+
+  std::vector<Action> Start();
+  // An order from elasticd. Stale or duplicate generations are acknowledged and ignored; an
+  // order arriving mid-resize is kept and carried out after it (the newest one wins).
+  std::vector<Action> OnOrder(const ResizeOrder& order);
+  // The training step ended. `finished`: it reached train.steps (exit 0 with no pending order).
+  std::vector<Action> OnStepExited(int exit_code, bool finished);
+  // The allocation now has `nodes` nodes (0 or a wrong count: the resize failed).
+  std::vector<Action> OnAllocationResized(bool ok, int nodes);
+
+  SupervisorState state() const { return state_; }
+  std::uint64_t generation() const { return generation_; }
+  int nodes() const { return nodes_; }
+
+ private:
+  std::vector<Action> BeginResize(const ResizeOrder& order);
+  std::vector<Action> Fail(const std::string& why);
+  // Relaunches the step on `nodes` and then starts a queued order, if any.
+  std::vector<Action> OnRelaunchAt(int nodes, bool credential_grace, const std::string& note);
+  Action Report(const std::string& detail) const;
+
+  SupervisorState state_ = SupervisorState::kStarting;
+  std::uint64_t generation_ = 1;
+  int nodes_;
+  bool shrunk_before_ = false;  // a grow may re-add a node this job released earlier
+  std::optional<ResizeOrder> in_flight_;
+  std::optional<ResizeOrder> queued_;
+};
+
+const char* ToString(SupervisorState state);
+
+}  // namespace elastic::agent
