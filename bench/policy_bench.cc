@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> specs;
   for (int i = 2; i < argc; ++i) specs.push_back(argv[i]);
   if (specs.empty()) specs = {"32x8", "64x8"};
-  for (const char* name : {"backfill", "easyscale"}) BenchDecision(name);
+  for (const char* name : {"backfill", "easyscale", "rubick", "elastic"}) BenchDecision(name);
   elastic::sim::TraceOrError trace = elastic::sim::LoadTrace(trace_path);
   if (!trace.error.empty()) {
     std::fprintf(stderr, "policy_bench: %s\n", trace.error.c_str());
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     double backfill_jct = 0.0;
-    for (const char* name : {"backfill", "easyscale"}) {
+    for (const char* name : {"backfill", "easyscale", "rubick", "elastic"}) {
       auto policy = elastic::policy::MakePolicy(name).policy;
       auto start = Clock::now();
       elastic::sim::SimResult result = elastic::sim::Simulate(cluster.cluster, trace.jobs, *policy);

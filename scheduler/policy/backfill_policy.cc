@@ -2,78 +2,14 @@
 #include "scheduler/policy/backfill_policy.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <sstream>
 
 #include "scheduler/policy/placement.h"
+#include "scheduler/policy/reservation.h"
 
 namespace elastic::policy {
 namespace {
-
-// Expected device releases of one type: (time, devices), sorted by time.
-using Releases = std::vector<std::pair<double, int>>;
-
-struct HeadReservation {
-  Reservation reservation;
-  int extra_devices = 0;  // devices of that type still free at the reservation after the head
-};
-
-void AddReleases(const ClusterState& cluster, const Allocation& allocation, double end_s,
-                 std::map<std::string, Releases>& releases) {
-  for (const Slice& slice : allocation) {
-    releases[cluster.nodes[slice.node].device_type].emplace_back(end_s, slice.devices);
-  }
-}
-
-// Earliest time enough devices of one type are free for `job`; ties go to the faster type.
-std::optional<HeadReservation> Reserve(const ClusterState& cluster, const FreeLedger& ledger,
-                                       std::map<std::string, Releases>& releases,
-                                       const JobState& job, double now_s) {
-  std::optional<HeadReservation> best;
-  double best_capability = 0.0;
-  for (const std::string& type : DeviceTypes(cluster)) {
-    Releases& list = releases[type];
-    std::stable_sort(list.begin(), list.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    int free = ledger.FreeDevicesOfType(type);
-    double at = now_s;
-    for (size_t i = 0; free < job.requested_devices && i < list.size(); ++i) {
-      at = std::max(now_s, list[i].first);
-      free += list[i].second;
-      while (i + 1 < list.size() && list[i + 1].first == list[i].first) free += list[++i].second;
-    }
-    if (free < job.requested_devices) continue;
-    double capability = 1.0;
-    for (const NodeState& node : cluster.nodes) {
-      if (node.device_type == type) capability = node.capability;
-    }
-    if (!best || at < best->reservation.start_s ||
-        (at == best->reservation.start_s && capability > best_capability)) {
-      best = HeadReservation{{job.id, at, type}, free - job.requested_devices};
-      best_capability = capability;
-    }
-  }
-  return best;
-}
-
-// Types in the order a job tries them: fastest first, then cluster order.
-std::vector<std::string> TypesByCapability(const ClusterState& cluster) {
-  std::vector<std::pair<std::string, double>> typed;
-  for (const std::string& type : DeviceTypes(cluster)) {
-    for (const NodeState& node : cluster.nodes) {
-      if (node.device_type == type) {
-        typed.emplace_back(type, node.capability);
-        break;
-      }
-    }
-  }
-  std::stable_sort(typed.begin(), typed.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::vector<std::string> types;
-  for (const auto& entry : typed) types.push_back(entry.first);
-  return types;
-}
 
 std::string StartReason(const JobState& job, const std::string& type,
                         const std::optional<HeadReservation>& head) {

@@ -5,14 +5,17 @@
 
 #include "scheduler/policy/backfill_policy.h"
 #include "scheduler/policy/easyscale_policy.h"
+#include "scheduler/policy/rubick_policy.h"
 
 namespace elastic::policy {
 
-std::string_view PolicyChoices() { return "backfill, easyscale"; }
+std::string_view PolicyChoices() { return "backfill, easyscale, rubick, elastic"; }
 
 PolicyOrError MakePolicy(std::string_view name, const PolicyOptions& options) {
   if (name == "backfill") return {std::make_unique<BackfillPolicy>(options), ""};
   if (name == "easyscale") return {std::make_unique<EasyScalePolicy>(options), ""};
+  if (name == "rubick") return {std::make_unique<RubickPolicy>(options), ""};
+  if (name == "elastic") return {std::make_unique<ElasticPolicy>(options), ""};
   return {nullptr, "elastic policy: unknown policy \"" + std::string(name) + "\": expected one of " +
                        std::string(PolicyChoices())};
 }

@@ -19,6 +19,14 @@ struct PolicyOptions {
   double resize_cost_s = 30.0;            // what a resize costs the job (model::ResizeCost)
   double min_resize_interval_s = 600.0;   // a running job is not resized more often than this
   int top_k_proposals = 3;                // EasyScale: proposals each intra-job planner submits
+  // Rubick (§5.3): reconfigure only if (T - N*delta)/T stays >= this, T = time since start,
+  // N = resizes including the one considered, delta = resize_cost_s.
+  double reconfigure_threshold = 0.97;
+  // Rubick (§5.2): a best-effort job queued this long may shrink others regardless of slopes.
+  double starvation_threshold_s = 3600.0;
+  // Devices per node the SLA reference ran on (the trace's nodes): a guaranteed job is owed the
+  // speed of `requested_devices` capability-1 devices packed on nodes of this size.
+  int reference_devices_per_node = 8;
 };
 
 class Policy {
@@ -27,6 +35,9 @@ class Policy {
   virtual std::string_view Name() const = 0;
   // Whether jobs should be submitted as elastic (min..max) rather than rigid (requested size).
   virtual bool WantsElasticJobs() const = 0;
+  // Whether elastic jobs may grow past their requested size (up to max_devices); EasyScale cannot
+  // use more devices than ESTs, Rubick re-plans data parallelism and can.
+  virtual bool GrowsBeyondRequest() const { return false; }
   // REQUIRES: cluster free counts already exclude every job's allocation; job ids are unique.
   virtual PolicyOutput Decide(const ClusterState& cluster, const std::vector<JobState>& jobs,
                               double now_s) const = 0;
@@ -37,7 +48,7 @@ struct PolicyOrError {
   std::string error;  // set when policy is null
 };
 
-// "backfill" or "easyscale"; anything else returns an error naming the accepted spellings.
+// "backfill", "easyscale", "rubick" or "elastic"; anything else returns an error naming the accepted spellings.
 PolicyOrError MakePolicy(std::string_view name, const PolicyOptions& options = {});
 std::string_view PolicyChoices();
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct NodeState {
 struct ClusterState {
   std::vector<NodeState> nodes;
   model::Environment environment;
+  // Devices each tenant's guaranteed jobs may hold (Rubick §3: guaranteed jobs consume quota).
+  // A tenant missing here has no quota, so its guaranteed jobs run best-effort.
+  std::map<std::string, int> tenant_quota;
 };
 
 // Devices a job holds on one node; `node` indexes ClusterState::nodes.
@@ -61,6 +65,12 @@ struct JobState {
   // Estimates the caller supplies (Slurm: time limits; simulator: its model):
   double expected_runtime_s = 0.0;  // pending: run time at requested_devices
   double expected_end_s = kNever;   // running: when it will release its allocation
+  // Reference-GPU-seconds of work left (1.0 = one capability-1 device, no communication), when
+  // the caller's model knows it; 0 means derive it from the expected times above.
+  double remaining_work = 0.0;
+  std::string tenant;              // owner of the quota a guaranteed job consumes
+  double started_s = kNever;       // running: first start
+  int resizes = 0;                 // running: resizes so far (Rubick's N)
 
   bool running() const { return !allocation.empty(); }
 };

@@ -33,13 +33,19 @@ int Run(int argc, char** argv) {
   description.add_options()("help,h", "show this help")(
       "trace", po::value(&trace_path)->required(), "trace CSV (job_id,submit_time_s,num_gpus,duration_s,...)")(
       "cluster", po::value(&cluster_spec)->required(), "NODESxDEVICES[:TYPE],... e.g. 32x8:a100,16x4:v100")(
-      "policy", po::value(&policy_name)->required(), "backfill | easyscale")(
+      "policy", po::value(&policy_name)->required(), "backfill | easyscale | rubick | elastic")(
       "seed", po::value(&options.seed)->default_value(1), "seed for per-job model parameters")(
       "json", po::value(&json_path), "write the result as JSON here")(
       "timeline", po::value(&timeline_path), "write an SVG timeline here")(
       "resize-cost", po::value(&options.resize_cost_s)->default_value(30.0), "seconds a resize stalls a job")(
       "min-resize-interval", po::value(&policy_options.min_resize_interval_s)->default_value(600.0),
-      "seconds between resizes of one job");
+      "seconds between resizes of one job (easyscale)")(
+      "rigid-fraction", po::value(&options.rigid_fraction)->default_value(0.0),
+      "share of jobs submitted rigid (chosen by hashing the job id)")(
+      "guaranteed-fraction", po::value(&options.guaranteed_fraction)->default_value(0.5),
+      "share of jobs in the guaranteed SLA class (hash of the job id)")(
+      "quota-fraction", po::value(&options.quota_fraction)->default_value(0.5),
+      "share of the cluster given to tenants as guaranteed quota");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, description), vm);
   if (vm.count("help")) {

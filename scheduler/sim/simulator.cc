@@ -77,20 +77,27 @@ class Replay {
     for (const auto& node : cluster_.nodes) per_type[node.device_type] += node.devices;
     int largest = 0;
     for (const auto& entry : per_type) largest = std::max(largest, entry.second);
-    bool elastic = policy_.WantsElasticJobs();
+    bool wants_elastic = policy_.WantsElasticJobs();
+    bool grows = policy_.GrowsBeyondRequest();
+    SetQuotas();
     for (size_t i = 0; i < trace_.size(); ++i) {
       const TraceJob& row = trace_[i];
       LiveJob live;
       JobState& job = live.state;
       job.id = row.id;
+      bool rigid = UnitHash(row.id, kRigidSalt) < options_.rigid_fraction;
+      bool elastic = wants_elastic && !rigid;
       job.elastic = elastic;
+      job.tenant = TenantOf(row);
+      job.sla_class = Guaranteed(row) ? SlaClass::kGuaranteed
+                                      : SlaClass::kBestEffort;
       job.requested_devices = row.gpus;
-      job.max_devices = row.gpus;
+      job.max_devices = elastic && grows ? GrowthMax(row.gpus, largest) : row.gpus;
       job.min_devices = elastic ? std::max(1, static_cast<int>(std::ceil(
                                                   options_.elastic_min_fraction * row.gpus)))
                                 : row.gpus;
       job.submit_time_s = static_cast<double>(row.submit_time_s);
-      job.profile = {row.gpus, CommRatioFor(row.id, options_)};
+      job.profile = {job.max_devices, CommRatioFor(row.id, options_)};
       job.expected_runtime_s = static_cast<double>(row.duration_s);
       live.remaining_work =
           static_cast<double>(row.duration_s) *
@@ -108,11 +115,51 @@ class Replay {
       record.requested_devices = row.gpus;
       record.min_devices = job.min_devices;
       record.max_devices = job.max_devices;
+      record.rigid = !job.elastic;
+      record.guaranteed = job.sla_class == SlaClass::kGuaranteed;
+      record.tenant = job.tenant;
       result_.jobs.push_back(record);
       index_[row.id] = i;
       jobs_.push_back(std::move(live));
     }
     return true;
+  }
+
+  static constexpr std::uint64_t kRigidSalt = 0x72696769;      // "rigi"
+  static constexpr std::uint64_t kGuaranteedSalt = 0x67756172; // "guar"
+
+  std::string TenantOf(const TraceJob& row) const {
+    return row.tenant.empty() ? "default" : row.tenant;
+  }
+  bool Guaranteed(const TraceJob& row) const {
+    return UnitHash(row.id, kGuaranteedSalt) < options_.guaranteed_fraction;
+  }
+
+  int GrowthMax(int gpus, int largest) const {
+    for (int factor : {options_.max_growth_factor, 2, 1}) {
+      if (factor >= 1 && gpus * factor <= std::max(gpus, std::min(options_.max_growth_cap, largest))) {
+        return gpus * factor;
+      }
+    }
+    return gpus;
+  }
+
+  // Quotas in proportion to each tenant's guaranteed GPU-seconds (see SimOptions).
+  void SetQuotas() {
+    std::map<std::string, double> demand;
+    double total = 0.0;
+    for (const TraceJob& row : trace_) {
+      if (!Guaranteed(row)) continue;
+      double gpu_seconds = static_cast<double>(row.gpus) * static_cast<double>(row.duration_s);
+      demand[TenantOf(row)] += gpu_seconds;
+      total += gpu_seconds;
+    }
+    cluster_.tenant_quota.clear();
+    if (total <= 0.0) return;
+    for (const auto& [tenant, gpu_seconds] : demand) {
+      cluster_.tenant_quota[tenant] = static_cast<int>(
+          std::floor(options_.quota_fraction * result_.total_devices * gpu_seconds / total));
+    }
   }
 
   static double FinishTime(const LiveJob& job, double now) {
@@ -170,6 +217,9 @@ class Replay {
     std::sort(order.begin(), order.end());
     for (size_t i : order) {
       view.push_back(jobs_[i].state);
+      view.back().remaining_work = jobs_[i].remaining_work;
+      view.back().started_s = result_.jobs[i].start_s < 0 ? kNever : result_.jobs[i].start_s;
+      view.back().resizes = result_.jobs[i].resizes;
       if (jobs_[i].state.running()) view.back().expected_end_s = FinishTime(jobs_[i], now);
     }
     ++result_.policy_calls;
@@ -322,6 +372,14 @@ class Replay {
 };
 
 }  // namespace
+
+double UnitHash(const std::string& job_id, std::uint64_t salt) {
+  SimOptions options;
+  options.seed = salt;
+  options.min_comm_ratio = 0.0;
+  options.max_comm_ratio = 1.0;
+  return CommRatioFor(job_id, options);
+}
 
 double CommRatioFor(const std::string& job_id, const SimOptions& options) {
   std::uint64_t hash = 1469598103934665603ULL ^ (options.seed * 0x9E3779B97F4A7C15ULL);

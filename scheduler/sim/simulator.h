@@ -24,6 +24,18 @@ struct SimOptions {
   int reference_devices_per_node = 8;    // the trace's jobs were packed on nodes this size
   double resize_cost_s = 30.0;           // model::ResizeCost{}.Seconds()
   double elastic_min_fraction = 0.0;     // elastic jobs: min = max(1, ceil(fraction x gpus))
+  // Policies that grow past the request (rubick, elastic): max = gpus x the largest factor of
+  // {max_growth_factor, 2, 1} keeping max <= max_growth_cap and <= the largest device type, so
+  // max is a multiple of gpus (ESTs divide evenly at the requested size); ESTs = max.
+  int max_growth_factor = 4;
+  int max_growth_cap = 64;
+  // Rigid jobs among elastic ones: a job is rigid if hash(id) < rigid_fraction (seed-free).
+  double rigid_fraction = 0.0;
+  // SLA classes (Rubick §3): a job is guaranteed if hash(id) < guaranteed_fraction (seed-free);
+  // each tenant (`vc` column, else "default") gets quota_fraction x cluster devices x its share
+  // of the trace's guaranteed GPU-seconds, rounded down.
+  double guaranteed_fraction = 0.5;
+  double quota_fraction = 0.5;
   bool record_timeline = true;
 };
 
@@ -39,6 +51,9 @@ struct JobRecord {
   int resizes = 0;
   double device_seconds = 0.0;
   double first_reservation_s = policy::kNever;  // earliest reservation a policy gave it
+  bool rigid = false;
+  bool guaranteed = false;
+  std::string tenant;
 };
 
 struct Segment {  // job `job` held `devices` devices during [from_s, to_s)
@@ -63,6 +78,9 @@ struct SimResult {
   long policy_calls = 0;
   long max_used_devices = 0;     // peak devices held at once (never above total_devices)
 };
+
+// Deterministic unit value in [0,1) for a job id and a salt (no seed: classes stay put).
+double UnitHash(const std::string& job_id, std::uint64_t salt);
 
 // Per-job comm_ratio for this seed (FNV-1a of the id mixed with the seed; platform-independent).
 double CommRatioFor(const std::string& job_id, const SimOptions& options);

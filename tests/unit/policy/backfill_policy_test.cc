@@ -37,7 +37,8 @@ TEST(MakePolicy, UnknownNameListsChoices) {
   PolicyOrError made = MakePolicy("fifo");
   EXPECT_FALSE(made.policy);
   EXPECT_EQ(made.error,
-            "elastic policy: unknown policy \"fifo\": expected one of backfill, easyscale");
+            "elastic policy: unknown policy \"fifo\": expected one of backfill, easyscale, "
+            "rubick, elastic");
   EXPECT_EQ(MakePolicy("backfill").policy->Name(), "backfill");
   EXPECT_TRUE(MakePolicy("easyscale").policy->WantsElasticJobs());
 }

@@ -43,6 +43,7 @@ TEST_P(RandomTraces, SafeCompleteAndDeterministic) {
     std::vector<TraceJob> trace = RandomTrace(seed, 80);
     SimOptions options;
     options.seed = seed;
+    options.rigid_fraction = 0.3;  // rubick/elastic: a mix of rigid and elastic jobs
     // The simulator validates every decision (no over-allocation, sizes within [min,max]) and
     // re-checks per-node accounting after every event; any violation aborts with an error.
     SimResult first = Simulate(cluster.cluster, trace, *made.policy, options);
@@ -63,7 +64,10 @@ TEST_P(RandomTraces, SafeCompleteAndDeterministic) {
 INSTANTIATE_TEST_SUITE_P(Policies, RandomTraces,
                          ::testing::Values(Case{"backfill", "3x4,1x8:a100"},
                                            Case{"easyscale", "3x4,1x8:a100"},
-                                           Case{"backfill", "2x8"}, Case{"easyscale", "2x8"}),
+                                           Case{"backfill", "2x8"}, Case{"easyscale", "2x8"},
+                                           Case{"rubick", "3x4,1x8:a100"},
+                                           Case{"elastic", "3x4,1x8:a100"},
+                                           Case{"rubick", "2x8"}, Case{"elastic", "2x8"}),
                          [](const auto& info) {
                            return std::string(info.param.policy) + "_" +
                                   std::to_string(info.index);
@@ -88,6 +92,56 @@ TEST(BackfillProperty, HeadReservationNeverDelayed) {
     }
   }
   EXPECT_GT(reserved, 100);  // the traces are busy enough to exercise reservations
+}
+
+// Backfill-awareness: under `elastic`, elastic jobs' starts, growth and shrinks never make a rigid
+// job start after the first reservation it was given (the simulator's run times are exact, and
+// the policy checks every action against the devices held at the reservation).
+TEST(ElasticProperty, RigidJobsNeverStartAfterTheirReservation) {
+  for (const char* spec : {"3x4,1x8:a100", "2x8"}) {
+    ClusterOrError cluster = ParseClusterSpec(spec);
+    auto made = policy::MakePolicy("elastic");
+    int reserved = 0;
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+      SimOptions options;
+      options.seed = seed;
+      options.rigid_fraction = 0.5;
+      SimResult result = Simulate(cluster.cluster, RandomTrace(seed, 80), *made.policy, options);
+      ASSERT_EQ(result.error, "");
+      for (const JobRecord& job : result.jobs) {
+        if (job.first_reservation_s == policy::kNever) continue;
+        EXPECT_TRUE(job.rigid) << job.id;
+        ++reserved;
+        EXPECT_LE(job.start_s, job.first_reservation_s + 1e-6)
+            << spec << " seed " << seed << " " << job.id;
+      }
+    }
+    EXPECT_GT(reserved, 20) << spec;  // busy enough to exercise reservations
+  }
+}
+
+// SLA: with quota for every guaranteed job, rubick and elastic never run a guaranteed job on fewer
+// devices than requested (capability-1 devices on 8-device nodes: minRes = requested).
+TEST(RubickProperty, GuaranteedJobsNeverBelowTheirSla) {
+  ClusterOrError cluster = ParseClusterSpec("2x8");
+  for (const char* name : {"rubick", "elastic"}) {
+    auto made = policy::MakePolicy(name);
+    for (std::uint64_t seed = 1; seed <= 15; ++seed) {
+      SimOptions options;
+      options.seed = seed;
+      options.quota_fraction = 100.0;
+      SimResult result = Simulate(cluster.cluster, RandomTrace(seed, 80), *made.policy, options);
+      ASSERT_EQ(result.error, "");
+      int guaranteed = 0;
+      for (const Segment& segment : result.timeline) {
+        const JobRecord& job = result.jobs[segment.job];
+        if (!job.guaranteed || segment.to_s <= segment.from_s) continue;
+        ++guaranteed;
+        EXPECT_GE(segment.devices, job.requested_devices) << name << " seed " << seed << job.id;
+      }
+      EXPECT_GT(guaranteed, 10);
+    }
+  }
 }
 
 TEST(Simulator, UnplaceableRigidJobIsAnError) {

@@ -1,0 +1,61 @@
+// `rubick` and `elastic`: Rubick's scheduling policy (Rubick §5, Algorithm 1) and ours on top.
+//
+// rubick, one Decide call (the paper's Schedule, run at every submission and completion):
+//  1. Guaranteed jobs within their tenant's quota first (Algorithm 1 lines 1-3, "privileged").
+//     A guaranteed job is owed the speed of its requested devices (the SLA, §5.1); minRes is the
+//     fewest devices of a type that reach that speed (faster types need fewer), never more than
+//     requested. Quota usage counts minRes. To reach minRes it may shrink any other job above
+//     its own minimum, lowest slope first (lines 13-18, case 2: "has yet to reach its minimum").
+//  2. Best-effort and running jobs by slope (line 5, SortBySlope): the job with the highest
+//     marginal speedup per device takes devices, from free ones or by shrinking the job with the
+//     lowest slope above its minimum (GetLowestSlopeOverMinJob) while that slope is lower
+//     (line 17, case 1). Pending jobs start at their minimum. Best-effort jobs queued longer than
+//     starvation_threshold_s start first and may shrink others whatever the slopes (§5.2).
+//  3. Any resize of a running job (grow or shrink) needs (T - N*delta)/T >= 0.97 (§5.3), T = time
+//     since its start, N = its resizes including this one, delta = resize_cost_s.
+// Simplifications, stated: one resource dimension (devices; CPUs and memory only constrain
+// placement); a job uses one device type; best-effort minimum is min_devices (not 0: we never
+// preempt); slopes use compact placements; the execution plan is data parallelism only, so the
+// "plan" part of Rubick is the model's speedup (no -E/-R ablations yet).
+//
+// elastic (ours) = rubick + backfill-awareness: rigid jobs are scheduled first in queue order
+// (they may also reclaim elastic devices above minimum); the first rigid job that cannot start
+// gets the EASY reservation `backfill` would compute (reservation.h). From then on no action in
+// the round may leave fewer devices of that type free at the reservation than the head needs:
+// every start, growth or shrink is checked against the devices each job will still hold at the
+// reservation time, using the job's end estimate after the action (a shrink delays an end).
+// Thread-safety: Decide is const and uses only its arguments.
+#pragma once
+
+#include "scheduler/policy/policy.h"
+
+namespace elastic::policy {
+
+class RubickPolicy : public Policy {
+ public:
+  explicit RubickPolicy(const PolicyOptions& options, bool backfill_aware = false)
+      : options_(options), backfill_aware_(backfill_aware) {}
+  std::string_view Name() const override { return backfill_aware_ ? "elastic" : "rubick"; }
+  bool WantsElasticJobs() const override { return true; }
+  bool GrowsBeyondRequest() const override { return true; }
+  PolicyOutput Decide(const ClusterState& cluster, const std::vector<JobState>& jobs,
+                      double now_s) const override;
+
+ private:
+  PolicyOptions options_;
+  bool backfill_aware_;
+};
+
+// Ours, the default: Rubick plus EASY backfill-awareness for rigid jobs (see above).
+class ElasticPolicy final : public RubickPolicy {
+ public:
+  explicit ElasticPolicy(const PolicyOptions& options) : RubickPolicy(options, true) {}
+};
+
+// Fewest devices of `device_type` (capability, nodes of devices_per_node) that give `job` at
+// least the speed of its requested devices on reference nodes (Rubick's minRes); requested if
+// none does; rigid jobs: requested.
+int MinResDevices(const JobState& job, double capability, int devices_per_node,
+                  const PolicyOptions& options, const model::Environment& env);
+
+}  // namespace elastic::policy

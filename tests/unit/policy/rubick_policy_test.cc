@@ -1,0 +1,170 @@
+// Rubick and elastic policies in isolation: hand-checked shrink, penalty, SLA and reservation cases.
+#include "scheduler/policy/rubick_policy.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/policy/placement.h"
+
+namespace elastic::policy {
+namespace {
+
+void AddNodes(ClusterState& cluster, int nodes, int devices, const std::string& type,
+              double capability) {
+  for (int i = 0; i < nodes; ++i) {
+    cluster.nodes.push_back({type + std::to_string(cluster.nodes.size()), type, capability,
+                             devices, devices, 64, 64, 1 << 20, 1 << 20});
+  }
+}
+
+JobState Job(const std::string& id, int requested, int max, double submit, double comm) {
+  JobState job;
+  job.id = id;
+  job.elastic = true;
+  job.min_devices = 1;
+  job.requested_devices = requested;
+  job.max_devices = max;
+  job.submit_time_s = submit;
+  job.profile = {max, comm};
+  job.expected_runtime_s = 10000;
+  return job;
+}
+
+// Puts `job` on node `node` with `devices`, started at `started`.
+void Place(ClusterState& cluster, JobState& job, int node, int devices, double started) {
+  job.allocation = {{node, devices}};
+  cluster.nodes[node].free_devices -= devices;
+  job.started_s = job.last_resize_s = started;
+  job.expected_end_s = started + 1e6;
+  job.remaining_work = 1e6;
+}
+
+const Decision* Find(const PolicyOutput& out, const std::string& id) {
+  for (const Decision& decision : out.decisions) {
+    if (decision.job_id == id) return &decision;
+  }
+  return nullptr;
+}
+
+// One full 4-device node: a (communication-heavy, flat curve) and b (linear) hold 2 each.
+// Pending c's first device is worth 1.0; a's second device only 1/(1+0.1*... ) - so a shrinks.
+struct ShrinkCase {
+  ClusterState cluster;
+  std::vector<JobState> jobs;
+  explicit ShrinkCase(double started) {
+    AddNodes(cluster, 1, 4, "gpu", 1.0);
+    jobs = {Job("a", 2, 4, 0, 0.05), Job("b", 2, 4, 1, 0.0), Job("c", 1, 4, 2, 0.0)};
+    Place(cluster, jobs[0], 0, 2, started);
+    Place(cluster, jobs[1], 0, 2, started);
+  }
+};
+
+TEST(Rubick, ShrinksTheLowestSlopeJobToStartAnother) {
+  ShrinkCase c(0.0);
+  PolicyOutput out = RubickPolicy({}).Decide(c.cluster, c.jobs, 10000);
+  // a's last device adds 1/(0.5+0.05) - 1/(1) = 0.818; b's adds 1.0; c's first adds 1.0.
+  const Decision* a = Find(out, "a");
+  const Decision* cc = Find(out, "c");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(cc, nullptr);
+  EXPECT_EQ(Find(out, "b"), nullptr);
+  EXPECT_EQ(a->kind, DecisionKind::kResize);
+  EXPECT_EQ(DeviceCount(a->allocation), 1);
+  EXPECT_EQ(cc->kind, DecisionKind::kStart);
+  EXPECT_EQ(DeviceCount(cc->allocation), 1);
+  EXPECT_NE(a->reason.find("shrunk for c"), std::string::npos) << a->reason;
+}
+
+TEST(Rubick, ReconfigurationPenaltyBlocksAResize) {
+  // T = 999 s since start, N = 1, delta = 30 s: (999 - 30)/999 = 0.96997 < 0.97: no shrink.
+  ShrinkCase young(10000 - 999);
+  EXPECT_TRUE(RubickPolicy({}).Decide(young.cluster, young.jobs, 10000).decisions.empty());
+  // T = 1000 s: (1000 - 30)/1000 = 0.97, allowed.
+  ShrinkCase old(10000 - 1000);
+  EXPECT_EQ(RubickPolicy({}).Decide(old.cluster, old.jobs, 10000).decisions.size(), 2u);
+  // A second resize needs twice the history: N = 2 at T = 1999 s is blocked.
+  ShrinkCase again(10000 - 1999);
+  again.jobs[0].resizes = again.jobs[1].resizes = 1;
+  EXPECT_TRUE(RubickPolicy({}).Decide(again.cluster, again.jobs, 10000).decisions.empty());
+}
+
+TEST(Rubick, MinResUsesFewerFasterDevices) {
+  JobState job = Job("g", 4, 16, 0, 0.02);
+  // Owed: 4 reference GPUs on one node, t = 1/4 + 0.02*2*3/4 = 0.28. Two a100 (capability 2):
+  // t = 1/4 + 0.02*2*1/2 = 0.27, faster; one a100 computes at 2 only.
+  EXPECT_EQ(MinResDevices(job, 2.0, 8, {}, {}), 2);
+  EXPECT_EQ(MinResDevices(job, 1.0, 8, {}, {}), 4);
+  job.elastic = false;
+  EXPECT_EQ(MinResDevices(job, 2.0, 8, {}, {}), 4);
+}
+
+TEST(Rubick, GuaranteedJobGetsItsRequestedPerformance) {
+  ClusterState cluster;
+  AddNodes(cluster, 1, 8, "a100", 2.0);
+  cluster.tenant_quota["t"] = 8;
+  std::vector<JobState> jobs{Job("be", 8, 16, 0, 0.0), Job("g", 4, 16, 9000, 0.02)};  // not starving
+  Place(cluster, jobs[0], 0, 8, 0.0);
+  jobs[1].sla_class = SlaClass::kGuaranteed;
+  jobs[1].tenant = "t";
+  PolicyOutput out = RubickPolicy({}).Decide(cluster, jobs, 10000);
+  const Decision* g = Find(out, "g");
+  const Decision* be = Find(out, "be");
+  ASSERT_NE(g, nullptr);
+  ASSERT_NE(be, nullptr);
+  // The best-effort job has the higher slope (linear), but g is below its minimum (case 2).
+  EXPECT_EQ(DeviceCount(be->allocation), 6);
+  ASSERT_GE(DeviceCount(g->allocation), 2);
+  double owed = model::CompactSpeedup(jobs[1].profile, 4, 8);
+  EXPECT_GE(model::Speedup(jobs[1].profile, ShapeOf(cluster, g->allocation)), owed);
+  // Without quota it is best-effort: the linear job keeps its devices.
+  cluster.tenant_quota.clear();
+  // (g's first a100 is worth 2.0; be's 8th device 16 - 10.67 = 5.33 with 16 ESTs.)
+  EXPECT_TRUE(RubickPolicy({}).Decide(cluster, jobs, 10000).decisions.empty());
+  // Queued past the starvation threshold it may reclaim whatever the slopes.
+  jobs[1].submit_time_s = 0;
+  PolicyOutput late = RubickPolicy({}).Decide(cluster, jobs, 10000);
+  const Decision* starving = Find(late, "g");
+  ASSERT_NE(starving, nullptr);
+  EXPECT_NE(starving->reason.find("starving"), std::string::npos);
+}
+
+TEST(Elastic, GrowthNeverUsesDevicesTheRigidHeadNeeds) {
+  ClusterState cluster;
+  AddNodes(cluster, 1, 8, "gpu", 1.0);
+  JobState rigid = Job("r", 4, 4, 0, 0.0);
+  rigid.elastic = false;
+  rigid.min_devices = 4;
+  Place(cluster, rigid, 0, 4, 0.0);
+  rigid.expected_end_s = 1000;  // frees its 4 devices at t=1000
+  JobState head = Job("h", 8, 8, 1, 0.0);
+  head.elastic = false;
+  head.min_devices = 8;
+  JobState longer = Job("long", 1, 4, 2, 0.0);  // 10,000 s: would hold devices past t=1000
+  JobState shorter = Job("short", 1, 1, 3, 0.0);
+  shorter.expected_runtime_s = 500;  // ends at 600 < 1000: backfills
+  std::vector<JobState> jobs{rigid, head, longer, shorter};
+  PolicyOutput out = ElasticPolicy({}).Decide(cluster, jobs, 100);
+  ASSERT_EQ(out.reservations.size(), 1u);
+  EXPECT_EQ(out.reservations[0].job_id, "h");
+  EXPECT_EQ(out.reservations[0].start_s, 1000);
+  EXPECT_EQ(Find(out, "long"), nullptr);
+  const Decision* s = Find(out, "short");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(DeviceCount(s->allocation), 1);
+  // rubick has no such rule: the long job starts and grows into the head's devices.
+  PolicyOutput rubick = RubickPolicy({}).Decide(cluster, jobs, 100);
+  EXPECT_NE(Find(rubick, "long"), nullptr);
+}
+
+TEST(Elastic, Deterministic) {
+  ShrinkCase c(0.0);
+  PolicyOutput first = ElasticPolicy({}).Decide(c.cluster, c.jobs, 10000);
+  PolicyOutput second = ElasticPolicy({}).Decide(c.cluster, c.jobs, 10000);
+  ASSERT_EQ(first.decisions.size(), second.decisions.size());
+  for (size_t i = 0; i < first.decisions.size(); ++i) {
+    EXPECT_EQ(first.decisions[i].job_id, second.decisions[i].job_id);
+    EXPECT_EQ(first.decisions[i].allocation, second.decisions[i].allocation);
+  }
+}
+
+}  // namespace
+}  // namespace elastic::policy
