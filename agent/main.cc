@@ -15,6 +15,7 @@
 #include "agent/common/env.h"
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
+#include "agent/eval/eval_command.h"
 #include "agent/train/checkpoint_signals.h"
 #include "agent/train/train_command.h"
 #include "scheduler/common/toml_reader.h"
@@ -56,6 +57,14 @@ int RunTrain(const TrainArgs& args, std::unique_ptr<Communicator>& world, int* a
   return 0;
 }
 
+// Eval runs in one process, without MPI: it reads a checkpoint and the test split.
+int RunEval(const EvalArgs& args) {
+  JobConfig config = LoadJobConfig(args.config_path, ProcessEnv());
+  PinCpuKernelIsa(config);
+  std::cout << FormatEvalReport(RunEvalCommand(config, std::cerr)) << std::flush;
+  return 0;
+}
+
 // A failing rank of a multi-rank world takes the others down instead of leaving them blocked.
 int EndRank(int status, const std::unique_ptr<Communicator>& world) {
   if (status != 0 && world && world->size() > 1) world->Abort(status);
@@ -72,6 +81,7 @@ int main(int argc, char** argv) {
       std::cout << text->text;
       return 0;
     }
+    if (const auto* eval = std::get_if<EvalArgs>(&command)) return RunEval(*eval);
     return RunTrain(std::get<TrainArgs>(command), world, &argc, &argv);
   } catch (const UsageError& e) {
     return EndRank(Fail(e, kExitUsage), world);

@@ -24,7 +24,8 @@ constexpr std::string_view kProgramUsage =
     "Elastic data-parallel training under Slurm (slurm-elastic).\n"
     "\n"
     "Commands:\n"
-    "  train    train the configured model (see elastic-agent train --help)\n";
+    "  train    train the configured model (see elastic-agent train --help)\n"
+    "  eval     test-set accuracy of the newest checkpoint (see elastic-agent eval --help)\n";
 constexpr std::string_view kTrainUsage =
     "Usage: elastic-agent train --config FILE [--until-step S]\n"
     "\n"
@@ -36,6 +37,16 @@ constexpr std::string_view kTrainUsage =
     "with a warning and refusing one written for another model or config (exit 2). Rank 0 writes\n"
     "one every checkpoint.every_steps steps, at the stop step, on SIGUSR1 (training goes on) and\n"
     "on SIGTERM (after the current step, then exits 0); the two newest are kept.\n";
+
+constexpr std::string_view kEvalUsage =
+    "Usage: elastic-agent eval --config FILE\n"
+    "\n"
+    "Classifies the Fashion-MNIST test split (t10k files in data.path) with the parameters of the\n"
+    "newest valid checkpoint in checkpoint.dir (corrupt newer ones are skipped with a warning; no\n"
+    "checkpoint is an error) and prints the accuracy, overall and per class:\n"
+    "`elastic-agent: eval checkpoint=<path> step=<N> accuracy=<0..1> correct=<n> total=<n>`, then\n"
+    "one `class=<label> name=\"<name>\" accuracy=... correct=... total=...` line per class.\n"
+    "Deterministic: the same checkpoint and config always print the same numbers.\n";
 
 std::string Describe(std::string_view usage, const po::options_description& options) {
   std::ostringstream text;
@@ -90,6 +101,16 @@ Command ParseTrain(const std::vector<std::string>& args) {
   return train;
 }
 
+Command ParseEval(const std::vector<std::string>& args) {
+  po::options_description options("Options", kHelpWidth);
+  options.add_options()("help,h", "show this help and exit")(
+      "config,c", po::value<std::string>()->required()->value_name("FILE"),
+      "job config (TOML): the model, data.path and checkpoint.dir of the job");
+  po::variables_map values = Parse(args, options, "eval");
+  if (values.count("help") != 0) return ShowText{Describe(kEvalUsage, options)};
+  return EvalArgs{values["config"].as<std::string>()};
+}
+
 }  // namespace
 
 std::string_view AgentVersion() { return ELASTIC_AGENT_VERSION; }
@@ -107,8 +128,9 @@ Command ParseCommandLine(const std::vector<std::string>& args) {
   }
   if (command == args.end()) throw UsageError("missing command (see elastic-agent --help)");
   if (*command == "train") return ParseTrain({command + 1, args.end()});
+  if (*command == "eval") return ParseEval({command + 1, args.end()});
   throw UsageError("unknown command \"" + *command +
-                   "\": expected train (see elastic-agent --help)");
+                   "\": expected train or eval (see elastic-agent --help)");
 }
 
 }  // namespace elastic::agent

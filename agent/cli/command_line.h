@@ -23,7 +23,12 @@ struct TrainArgs {
   std::optional<std::int64_t> until_step;
 };
 
-using Command = std::variant<ShowText, TrainArgs>;
+// `eval --config F`.
+struct EvalArgs {
+  std::string config_path;
+};
+
+using Command = std::variant<ShowText, TrainArgs, EvalArgs>;
 
 // `args` are argv[1..]. A global option before the command applies to the program, after it to
 // the command (`elastic-agent train --help` shows train's help).

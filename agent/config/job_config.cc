@@ -63,6 +63,16 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   ReadChoice(reader, "train.plan", &ParsePlan, t.plan);
   if (auto v = reader.Integer("train.threads", 1, kMaxThreads)) t.threads = *v;
   if (auto v = reader.Integer("train.log_every", 0, kMaxInt)) t.log_every = *v;
+  if (auto v = reader.String("train.scaling")) {
+    if (*v == "est") {
+      t.scaling = Scaling::kEst;
+    } else if (*v == "linear") {
+      t.scaling = Scaling::kLinear;
+    } else {
+      reader.Fail("train.scaling",
+                  "invalid value " + Quoted(*v) + ": expected \"est\" or \"linear\"");
+    }
+  }
 
   if (auto v = reader.String("checkpoint.dir")) c.checkpoint.dir = ResolvePath(*v, base_dir);
   if (auto v = reader.Integer("checkpoint.every_steps", 0, kMaxInt)) c.checkpoint.every_steps = *v;
@@ -136,6 +146,10 @@ void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins) {
 }
 
 }  // namespace
+
+std::string_view ToString(Scaling scaling) {
+  return scaling == Scaling::kLinear ? "linear" : "est";
+}
 
 JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir) {
   JobConfig config;

@@ -22,6 +22,15 @@ inline constexpr std::string_view kDefaultDataPath = "/usr/share/datasets/fashio
 // One EST unless the job says otherwise: elastic jobs get SLURM_ELASTIC_EST from the plugin
 // (default MAX nodes x tasks per node), so this only applies to plain, non-elastic runs.
 inline constexpr std::int64_t kDefaultEsts = 1;
+
+// How a run on W ranks relates to the configured batch and learning rate (train.scaling).
+enum class Scaling {
+  kEst,     // "est": E ESTs whatever W is, so W never changes the arithmetic (the default)
+  kLinear,  // "linear": TorchElastic-style comparison mode, one worker per rank with a fixed
+            // per-worker batch: global batch and lr scale with W (ScaledForWorld, train_command.h)
+};
+inline constexpr Scaling kDefaultScaling = Scaling::kEst;
+std::string_view ToString(Scaling scaling);
 inline constexpr std::int64_t kDefaultGlobalBatch = 256;
 inline constexpr double kDefaultLearningRate = 0.05;
 inline constexpr double kDefaultMomentum = 0.9;
@@ -52,6 +61,7 @@ struct JobConfig {
     Plan plan = kDefaultPlan;
     std::int64_t threads = kDefaultThreads;     // intra-op threads; from config, never hardware
     std::int64_t log_every = kDefaultLogEvery;  // progress line interval in steps; 0 = none
+    Scaling scaling = kDefaultScaling;
   } train;
   struct Checkpoint {
     std::string dir;                                          // empty = no checkpoints

@@ -157,6 +157,15 @@ bool HandleRequest(CheckpointRequest request, Checkpointer& checkpointer, Traine
 
 }  // namespace
 
+JobConfig ScaledForWorld(const JobConfig& config, int world_size) {
+  if (config.train.scaling != Scaling::kLinear) return config;
+  JobConfig scaled = config;
+  scaled.train.ests = world_size;
+  scaled.train.global_batch = config.est_batch() * world_size;
+  scaled.train.lr = config.train.lr * world_size / static_cast<double>(config.train.ests);
+  return scaled;
+}
+
 std::string FormatFinalLine(const TrainOutcome& outcome) {
   return "elastic-agent: step=" + std::to_string(outcome.step) +
          " loss=" + FormatLoss(outcome.loss) + " params_sha256=" + outcome.params_sha256;
@@ -168,8 +177,9 @@ TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& option
   return RunTrainCommand(config, options, *world, out, err);
 }
 
-TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& options,
+TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& options,
                              Communicator& world, std::ostream& out, std::ostream& err) {
+  const JobConfig config = ScaledForWorld(configured, world.size());
   const bool primary = options.primary && world.rank() == 0;
   std::ostream silent(nullptr);  // discards: notes come from rank 0 only
   std::ostream& notes = primary ? err : silent;
@@ -188,8 +198,9 @@ TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& option
   if (primary) {
     out << "elastic-agent: training " << config.model.name << " on " << samples
         << " samples: ests=" << config.train.ests << " ranks=" << world.size()
-        << " hosted=" << ToString(trainer.hosted())
-        << " global_batch=" << config.train.global_batch << " threads=" << config.train.threads
+        << " hosted=" << ToString(trainer.hosted()) << " global_batch=" << config.train.global_batch
+        << " lr=" << config.train.lr << " scaling=" << ToString(config.train.scaling)
+        << " threads=" << config.train.threads
         << " determinism=" << ToString(config.train.determinism) << " isa=" << CpuKernelIsa()
         << " steps=" << stop << std::endl;
   }

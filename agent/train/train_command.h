@@ -54,6 +54,13 @@ TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& option
 TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& options,
                              std::ostream& out, std::ostream& err);
 
+// The config a run on `world_size` ranks trains with. train.scaling = "est": `config` itself.
+// "linear" (TorchElastic-style comparison mode, only for the consistency table in
+// docs/consistency.md): the configured values are those of W = train.ests; on W ranks there are
+// W workers (ests = W) with the configured per-EST batch, so global_batch = est_batch * W and,
+// by the linear scaling rule, lr = lr * W / ests. Then W changes the results.
+JobConfig ScaledForWorld(const JobConfig& config, int world_size);
+
 // The contract line, exposed so tests parse exactly what is printed.
 std::string FormatFinalLine(const TrainOutcome& outcome);
 

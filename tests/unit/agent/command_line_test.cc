@@ -52,10 +52,23 @@ TEST(CommandLine, Train) {
   EXPECT_EQ(std::get<TrainArgs>(command).until_step, 7);
 }
 
+TEST(CommandLine, Eval) {
+  Command command = ParseCommandLine({"eval", "--config", "job.toml"});
+  ASSERT_TRUE(std::holds_alternative<EvalArgs>(command));
+  EXPECT_EQ(std::get<EvalArgs>(command).config_path, "job.toml");
+  command = ParseCommandLine({"eval", "--help"});
+  ASSERT_TRUE(std::holds_alternative<ShowText>(command));
+  EXPECT_NE(std::get<ShowText>(command).text.find("Usage: elastic-agent eval"), std::string::npos);
+}
+
 TEST(CommandLine, UsageErrors) {
   EXPECT_EQ(ErrorOf({}), "missing command (see elastic-agent --help)");
+  EXPECT_EQ(ErrorOf({"evaluate"}),
+            "unknown command \"evaluate\": expected train or eval (see elastic-agent --help)");
   EXPECT_EQ(ErrorOf({"eval"}),
-            "unknown command \"eval\": expected train (see elastic-agent --help)");
+            "eval: the option '--config' is required but missing (see elastic-agent eval --help)");
+  EXPECT_EQ(ErrorOf({"eval", "--config", "a", "--until-step", "3"}),
+            "eval: unrecognised option '--until-step' (see elastic-agent eval --help)");
   EXPECT_EQ(ErrorOf({"--bogus"}), "unrecognised option '--bogus' (see elastic-agent --help)");
   EXPECT_EQ(
       ErrorOf({"train"}),

@@ -34,7 +34,11 @@ void WriteFile(const std::filesystem::path& path, const std::string& bytes, bool
   }
 }
 
-void WriteTrainSplit(const std::filesystem::path& dir, std::uint32_t count, bool gzip) {
+namespace {
+
+// Image i has every pixel equal to i, label i % 10.
+void WriteSplit(const std::filesystem::path& dir, const std::string& prefix, std::uint32_t count,
+                bool gzip) {
   std::vector<std::uint8_t> pixels;
   std::vector<std::uint8_t> labels;
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -42,8 +46,19 @@ void WriteTrainSplit(const std::filesystem::path& dir, std::uint32_t count, bool
     labels.push_back(static_cast<std::uint8_t>(i % 10));
   }
   const std::string suffix = gzip ? ".gz" : "";
-  WriteFile(dir / ("train-images-idx3-ubyte" + suffix), IdxBytes({count, 28, 28}, pixels), gzip);
-  WriteFile(dir / ("train-labels-idx1-ubyte" + suffix), IdxBytes({count}, labels), gzip);
+  WriteFile(dir / (prefix + "-images-idx3-ubyte" + suffix), IdxBytes({count, 28, 28}, pixels),
+            gzip);
+  WriteFile(dir / (prefix + "-labels-idx1-ubyte" + suffix), IdxBytes({count}, labels), gzip);
+}
+
+}  // namespace
+
+void WriteTrainSplit(const std::filesystem::path& dir, std::uint32_t count, bool gzip) {
+  WriteSplit(dir, "train", count, gzip);
+}
+
+void WriteTestSplit(const std::filesystem::path& dir, std::uint32_t count, bool gzip) {
+  WriteSplit(dir, "t10k", count, gzip);
 }
 
 }  // namespace elastic::agent::testing

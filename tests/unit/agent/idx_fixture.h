@@ -17,5 +17,7 @@ void WriteFile(const std::filesystem::path& path, const std::string& bytes, bool
 // Writes a Fashion-MNIST-shaped train split of `count` images into `dir`: image i has every
 // pixel equal to i, label i % 10.
 void WriteTrainSplit(const std::filesystem::path& dir, std::uint32_t count, bool gzip);
+// The same as the test split (t10k-*).
+void WriteTestSplit(const std::filesystem::path& dir, std::uint32_t count, bool gzip);
 
 }  // namespace elastic::agent::testing

@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "agent/train/train_command.h"
 #include "scheduler/common/toml_reader.h"
 #include "tests/common/temp_dir.h"
 
@@ -63,6 +64,7 @@ TEST_F(JobConfigTest, DefaultsArePinned) {
   EXPECT_EQ(c.train.plan, Plan::kAuto);
   EXPECT_EQ(c.train.threads, 1);
   EXPECT_EQ(c.train.log_every, 10);
+  EXPECT_EQ(c.train.scaling, Scaling::kEst);
   EXPECT_EQ(c.checkpoint.dir, "");
   EXPECT_EQ(c.checkpoint.every_steps, 0);
   EXPECT_EQ(c.est_batch(), 256);
@@ -91,6 +93,28 @@ TEST_F(JobConfigTest, ReadsEveryKey) {
   EXPECT_EQ(c.train.log_every, 0);
   EXPECT_EQ(c.checkpoint.dir, (dir_.path() / "ckpt").string());  // relative to the config
   EXPECT_EQ(c.checkpoint.every_steps, 5);
+}
+
+TEST_F(JobConfigTest, LinearScalingIsTheTorchElasticComparisonMode) {
+  JobConfig c = Parse(DataLine() +
+                      "[train]\nests = 8\nglobal_batch = 256\nlr = 0.08\nscaling = \"linear\"\n");
+  EXPECT_EQ(c.train.scaling, Scaling::kLinear);
+  EXPECT_EQ(ToString(c.train.scaling), "linear");
+  // Per-worker batch fixed at 32; global batch and lr linear in W; W = ests is the config.
+  JobConfig two = ScaledForWorld(c, 2);
+  EXPECT_EQ(two.train.ests, 2);
+  EXPECT_EQ(two.train.global_batch, 64);
+  EXPECT_DOUBLE_EQ(two.train.lr, 0.02);
+  JobConfig eight = ScaledForWorld(c, 8);
+  EXPECT_EQ(eight.train.global_batch, 256);
+  EXPECT_EQ(eight.train.lr, 0.08);
+  // "est" ignores W.
+  JobConfig est = Parse(DataLine() + "[train]\nests = 8\nscaling = \"est\"\n");
+  EXPECT_EQ(ScaledForWorld(est, 2).train.ests, 8);
+  EXPECT_EQ(ScaledForWorld(est, 2).train.global_batch, 256);
+  EXPECT_EQ(ErrorOf(DataLine() + "[train]\nscaling = \"torchelastic\"\n"),
+            "job.toml:4: train.scaling: invalid value \"torchelastic\": expected \"est\" or "
+            "\"linear\"");
 }
 
 TEST_F(JobConfigTest, RelativeDataPathIsResolvedAgainstTheConfigDirectory) {
