@@ -32,7 +32,7 @@ CheckpointReader NewestCheckpoint(const JobConfig& config, std::ostream& err) {
   }
   std::optional<CheckpointReader> checkpoint =
       FindNewestValid(config.checkpoint.dir, [&](const std::string& message) {
-        err << "elastic-agent: warning: " << message << std::endl;
+        err << "elastic-agent: warning: " + message + "\n" << std::flush;
       });
   if (!checkpoint) {
     throw CheckpointError(config.checkpoint.dir, "no valid checkpoint to evaluate");

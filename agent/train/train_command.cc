@@ -74,7 +74,8 @@ std::optional<std::int64_t> Resume(const JobConfig& config, Trainer& trainer, st
   bool warned = false;
   std::optional<CheckpointReader> checkpoint =
       FindNewestValid(config.checkpoint.dir, [&](const std::string& message) {
-        err << "elastic-agent: warning: " << message << std::endl;
+        // One insertion per line: stderr is unbuffered and shared with other ranks' output.
+        err << "elastic-agent: warning: " + message + "\n" << std::flush;
         warned = true;
       });
   if (!checkpoint) {
@@ -84,8 +85,9 @@ std::optional<std::int64_t> Resume(const JobConfig& config, Trainer& trainer, st
                           "starting over from step 0: move the corrupt files away to do that");
   }
   trainer.RestoreState(*checkpoint);
-  err << "elastic-agent: resuming from " << checkpoint->path().string() << " at step "
-      << trainer.completed_steps() << std::endl;
+  err << "elastic-agent: resuming from " + checkpoint->path().string() + " at step " +
+             std::to_string(trainer.completed_steps()) + "\n"
+      << std::flush;
   return trainer.completed_steps();
 }
 
@@ -143,15 +145,16 @@ bool HandleRequest(CheckpointRequest request, Checkpointer& checkpointer, Traine
   const bool stop = request == CheckpointRequest::kCheckpointAndStop;
   const std::string step = std::to_string(trainer.completed_steps());
   std::optional<std::filesystem::path> path = checkpointer.Write(trainer);
-  err << "elastic-agent: " << (stop ? "SIGTERM" : "SIGUSR1") << ": ";
+  std::string note = std::string("elastic-agent: ") + (stop ? "SIGTERM" : "SIGUSR1") + ": ";
   if (!checkpointer.writes()) {
-    err << "no checkpoint written (checkpoint.dir is not set or this is not rank 0)";
+    note += "no checkpoint written (checkpoint.dir is not set or this is not rank 0)";
   } else if (path) {
-    err << "wrote checkpoint " << path->string() << " after step " << step;
+    note += "wrote checkpoint " + path->string() + " after step " + step;
   } else {
-    err << "checkpoint of step " << step << " already written";
+    note += "checkpoint of step " + step + " already written";
   }
-  err << (stop ? "; stopping at step " + step : "; training on") << std::endl;
+  note += stop ? "; stopping at step " + step : "; training on";
+  err << note + "\n" << std::flush;  // one write: see the warning note above
   return stop;
 }
 
