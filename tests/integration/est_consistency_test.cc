@@ -16,6 +16,7 @@
 #include <thread>
 #include <utility>
 
+#include "tests/common/agent_runs.h"
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
 
@@ -24,7 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kAgent = ELASTIC_BINARY_DIR "/agent/elastic-agent";
 constexpr const char* kData = "/usr/share/datasets/fashion-mnist";
 
 struct Job {
@@ -52,21 +52,6 @@ std::string ConfigText(const Job& job) {
   return text.str();
 }
 
-std::string MpirunCommand(int ranks, const fs::path& config, const std::string& extra = "") {
-  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np " +
-         std::to_string(ranks) + " " + kAgent + " train --config " + ShellQuote(config.string()) +
-         extra;
-}
-
-// The params_sha256 of the contract line; fails the test (and returns "") without one.
-std::string FinalHash(const CommandResult& run) {
-  static const std::regex line(R"(elastic-agent: step=\d+ loss=\S+ params_sha256=([0-9a-f]{64}))");
-  std::smatch match;
-  EXPECT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_TRUE(std::regex_search(run.output, match, line)) << run.output;
-  return match.empty() ? "" : match[1].str();
-}
-
 class EstConsistency : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -77,7 +62,7 @@ class EstConsistency : public ::testing::Test {
   // Trains `job` on `ranks` ranks; returns the final hash.
   std::string Train(const Job& job, int ranks, const std::string& extra = "") {
     fs::path config = dir_.Write("job-" + std::to_string(serial_++) + ".toml", ConfigText(job));
-    return FinalHash(RunCommand(MpirunCommand(ranks, config, extra)));
+    return FinalHash(RunCommand(MpirunAgentCommand(ranks, config, extra)));
   }
 
   TempDir dir_;
@@ -114,24 +99,9 @@ TEST_F(EstConsistency, D0DependsOnTheWorldSizeWhereD1DoesNot) {
 
 TEST_F(EstConsistency, D2PinsTheKernelIsaAndIsConsistentAcrossWorldSizes) {
   fs::path config = dir_.Write("d2.toml", ConfigText(Job().Determinism("d2").Steps(5)));
-  CommandResult one = RunCommand(MpirunCommand(1, config));
+  CommandResult one = RunCommand(MpirunAgentCommand(1, config));
   EXPECT_NE(one.output.find("isa=default"), std::string::npos) << one.output;
-  EXPECT_EQ(FinalHash(RunCommand(MpirunCommand(3, config))), FinalHash(one));
-}
-
-// The pid of rank `rank` of a run of `config`, found through /proc (0 if none yet).
-pid_t FindRank(const fs::path& config, int rank) {
-  const std::string wanted_rank = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream cmdline(entry.path() / "cmdline"), environ(entry.path() / "environ");
-    std::string args((std::istreambuf_iterator<char>(cmdline)), {});
-    if (args.find(kAgent) != 0 || args.find(config.string()) == std::string::npos) continue;
-    std::string env((std::istreambuf_iterator<char>(environ)), {});
-    if (env.find('\0' + wanted_rank + '\0') != std::string::npos) return std::stoi(name);
-  }
-  return 0;
+  EXPECT_EQ(FinalHash(RunCommand(MpirunAgentCommand(3, config))), FinalHash(one));
 }
 
 TEST_F(EstConsistency, SigtermToOneRankStopsAllAtOneStepWithAResumableCheckpoint) {
@@ -140,7 +110,7 @@ TEST_F(EstConsistency, SigtermToOneRankStopsAllAtOneStepWithAResumableCheckpoint
   fs::path log = dir_.path() / "signal.log";
   // Started in the background (its own output detached, so RunCommand returns at once) so this
   // process can signal one rank of it.
-  ASSERT_EQ(RunCommand("(" + MpirunCommand(3, config) + " > " + ShellQuote(log.string()) +
+  ASSERT_EQ(RunCommand("(" + MpirunAgentCommand(3, config) + " > " + ShellQuote(log.string()) +
                        " 2>&1; echo exit=$? >> " + ShellQuote(log.string()) +
                        ") < /dev/null > /dev/null 2>&1 &")
                 .exit_code,
@@ -148,7 +118,7 @@ TEST_F(EstConsistency, SigtermToOneRankStopsAllAtOneStepWithAResumableCheckpoint
   pid_t rank2 = 0;
   for (int i = 0; i < 600 && rank2 == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    rank2 = FindRank(config, 2);
+    rank2 = FindAgentRank(config, 2);
   }
   ASSERT_NE(rank2, 0) << "rank 2 never started";
   std::this_thread::sleep_for(std::chrono::seconds(2));  // let it train a few steps

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/common/agent_runs.h"
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
 
@@ -26,7 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kAgent = ELASTIC_BINARY_DIR "/agent/elastic-agent";
 constexpr const char* kData = "/usr/share/datasets/fashion-mnist";
 // A run that outlives this is hung: mpirun must notice a dead rank long before.
 constexpr int kHangSeconds = 40;
@@ -42,20 +42,6 @@ std::string ConfigText(int steps, const fs::path& checkpoint_dir, int every_step
          << "\"\nevery_steps = " << every_steps << "\n";
   }
   return text.str();
-}
-
-std::string MpirunCommand(int ranks, const fs::path& config, const std::string& extra = "") {
-  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 " +
-         std::to_string(kHangSeconds) + " mpirun --oversubscribe -np " + std::to_string(ranks) +
-         " " + kAgent + " train --config " + ShellQuote(config.string()) + extra;
-}
-
-std::string FinalHash(const CommandResult& run) {
-  static const std::regex line(R"(elastic-agent: step=\d+ loss=\S+ params_sha256=([0-9a-f]{64}))");
-  std::smatch match;
-  EXPECT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_TRUE(std::regex_search(run.output, match, line)) << run.output;
-  return match.empty() ? "" : match[1].str();
 }
 
 // Steps of the committed checkpoints in `dir`, ascending.
@@ -78,21 +64,6 @@ std::string CheckpointName(int step) {
   return name;
 }
 
-// The pid of rank `rank` of a run of `config`, found through /proc (0 if none).
-pid_t FindRank(const fs::path& config, int rank) {
-  const std::string wanted_rank = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream cmdline(entry.path() / "cmdline"), environ(entry.path() / "environ");
-    std::string args((std::istreambuf_iterator<char>(cmdline)), {});
-    if (args.find(kAgent) != 0 || args.find(config.string()) == std::string::npos) continue;
-    std::string env((std::istreambuf_iterator<char>(environ)), {});
-    if (env.find('\0' + wanted_rank + '\0') != std::string::npos) return std::stoi(name);
-  }
-  return 0;
-}
-
 void FlipByteInTheMiddle(const fs::path& path) {
   const auto middle = static_cast<std::streamoff>(fs::file_size(path) / 2);
   std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
@@ -111,8 +82,8 @@ class EstFault : public ::testing::Test {
   // The final hash of an undisturbed single-rank run without checkpoints stopping at `until`.
   std::string Undisturbed(int until) {
     fs::path config = dir_.Write("undisturbed.toml", ConfigText(2000, "", 0));
-    return FinalHash(
-        RunCommand(MpirunCommand(1, config, " --until-step " + std::to_string(until))));
+    return FinalHash(RunCommand(
+        MpirunAgentCommand(1, config, " --until-step " + std::to_string(until), kHangSeconds)));
   }
   TempDir dir_;
 };
@@ -121,9 +92,9 @@ TEST_F(EstFault, KillNineOfOneRankFailsTheRunAndItsCheckpointResumesBitForBit) {
   const fs::path ckpt = dir_.path() / "ckpt";
   const fs::path config = dir_.Write("kill.toml", ConfigText(2000, ckpt, 3));
   const fs::path log = dir_.path() / "kill.log";
-  ASSERT_EQ(RunCommand("(" + MpirunCommand(3, config) + " > " + ShellQuote(log.string()) +
-                       " 2>&1; echo exit=$? >> " + ShellQuote(log.string()) +
-                       ") < /dev/null > /dev/null 2>&1 &")
+  ASSERT_EQ(RunCommand("(" + MpirunAgentCommand(3, config, "", kHangSeconds) + " > " +
+                       ShellQuote(log.string()) + " 2>&1; echo exit=$? >> " +
+                       ShellQuote(log.string()) + ") < /dev/null > /dev/null 2>&1 &")
                 .exit_code,
             0);
   // Kill rank 1 once a periodic checkpoint exists, mid-run.
@@ -131,7 +102,7 @@ TEST_F(EstFault, KillNineOfOneRankFailsTheRunAndItsCheckpointResumesBitForBit) {
   pid_t rank1 = 0;
   while (Clock::now() < deadline && (rank1 == 0 || CheckpointSteps(ckpt).empty())) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    rank1 = FindRank(config, 1);
+    rank1 = FindAgentRank(config, 1);
   }
   ASSERT_NE(rank1, 0) << "rank 1 never started";
   ASSERT_FALSE(CheckpointSteps(ckpt).empty()) << "no checkpoint within " << kHangSeconds << " s";
@@ -147,15 +118,16 @@ TEST_F(EstFault, KillNineOfOneRankFailsTheRunAndItsCheckpointResumesBitForBit) {
   ASSERT_TRUE(std::regex_search(output, status, std::regex(R"(exit=(\d+))")));
   EXPECT_NE(status[1], "0") << output;
   EXPECT_NE(status[1], "124") << "mpirun hung after a rank died; timeout killed it\n" << output;
-  for (int rank : {0, 1, 2}) EXPECT_EQ(FindRank(config, rank), 0) << "rank " << rank << " left";
+  for (int rank : {0, 1, 2})
+    EXPECT_EQ(FindAgentRank(config, rank), 0) << "rank " << rank << " left";
 
   // The newest surviving checkpoint resumes on W = 2 exactly like a run never disturbed.
   const std::vector<int> steps = CheckpointSteps(ckpt);
   ASSERT_FALSE(steps.empty());
   const int until = steps.back() + 4;
   const fs::path resume = dir_.Write("resume.toml", ConfigText(2000, ckpt, 0));
-  CommandResult resumed =
-      RunCommand(MpirunCommand(2, resume, " --until-step " + std::to_string(until)));
+  CommandResult resumed = RunCommand(
+      MpirunAgentCommand(2, resume, " --until-step " + std::to_string(until), kHangSeconds));
   EXPECT_NE(resumed.output.find("resuming from " + (ckpt / CheckpointName(steps.back())).string()),
             std::string::npos)
       << resumed.output;
@@ -165,12 +137,14 @@ TEST_F(EstFault, KillNineOfOneRankFailsTheRunAndItsCheckpointResumesBitForBit) {
 TEST_F(EstFault, CorruptNewestCheckpointFallsBackToThePreviousWithTheSameResult) {
   const fs::path ckpt = dir_.path() / "ckpt";
   const fs::path config = dir_.Write("corrupt.toml", ConfigText(2000, ckpt, 2));
-  ASSERT_FALSE(FinalHash(RunCommand(MpirunCommand(2, config, " --until-step 6"))).empty());
+  ASSERT_FALSE(FinalHash(RunCommand(MpirunAgentCommand(2, config, " --until-step 6", kHangSeconds)))
+                   .empty());
   ASSERT_EQ(CheckpointSteps(ckpt), (std::vector<int>{4, 6}));
   const fs::path newest = ckpt / CheckpointName(6);
   FlipByteInTheMiddle(newest);
 
-  CommandResult resumed = RunCommand(MpirunCommand(3, config, " --until-step 9"));
+  CommandResult resumed =
+      RunCommand(MpirunAgentCommand(3, config, " --until-step 9", kHangSeconds));
   EXPECT_NE(
       resumed.output.find("elastic-agent: warning: checkpoint " + newest.string() + " is corrupt"),
       std::string::npos)

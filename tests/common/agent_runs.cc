@@ -1,0 +1,47 @@
+// Helpers for integration tests that run elastic-agent under mpirun.
+#include "tests/common/agent_runs.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <regex>
+
+namespace elastic::testing {
+
+namespace fs = std::filesystem;
+
+std::string AgentPath() { return ELASTIC_BINARY_DIR "/agent/elastic-agent"; }
+
+std::string MpirunAgentCommand(int ranks, const fs::path& config, const std::string& extra,
+                               int timeout_s) {
+  std::string command = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
+  if (timeout_s > 0) command += "timeout -k 5 " + std::to_string(timeout_s) + " ";
+  return command + "mpirun --oversubscribe -np " + std::to_string(ranks) + " " + AgentPath() +
+         " train --config " + ShellQuote(config.string()) + extra;
+}
+
+std::string FinalHash(const CommandResult& run) {
+  static const std::regex line(R"(elastic-agent: step=\d+ loss=\S+ params_sha256=([0-9a-f]{64}))");
+  std::smatch match;
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_TRUE(std::regex_search(run.output, match, line)) << run.output;
+  return match.empty() ? "" : match[1].str();
+}
+
+pid_t FindAgentRank(const fs::path& config, int rank) {
+  const std::string wanted_rank = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
+  const std::string agent = AgentPath();
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream cmdline(entry.path() / "cmdline"), environ(entry.path() / "environ");
+    std::string args((std::istreambuf_iterator<char>(cmdline)), {});
+    if (args.find(agent) != 0 || args.find(config.string()) == std::string::npos) continue;
+    std::string env((std::istreambuf_iterator<char>(environ)), {});
+    if (env.find('\0' + wanted_rank + '\0') != std::string::npos) return std::stoi(name);
+  }
+  return 0;
+}
+
+}  // namespace elastic::testing

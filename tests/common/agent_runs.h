@@ -1,0 +1,28 @@
+// Running the real elastic-agent under mpirun in integration tests, and reading its results.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/common/run_command.h"
+
+namespace elastic::testing {
+
+// The built elastic-agent binary.
+std::string AgentPath();
+
+// `mpirun --oversubscribe -np ranks elastic-agent train --config F<extra>`, allowed as root;
+// with `timeout_s` > 0 wrapped in timeout(1) so a hung run ends with status 124.
+std::string MpirunAgentCommand(int ranks, const std::filesystem::path& config,
+                               const std::string& extra = "", int timeout_s = 0);
+
+// The params_sha256 of the contract line; fails the test (and returns "") without one or when
+// the run did not exit 0.
+std::string FinalHash(const CommandResult& run);
+
+// The pid of rank `rank` of an agent run with `config`, found through /proc (0 if none).
+pid_t FindAgentRank(const std::filesystem::path& config, int rank);
+
+}  // namespace elastic::testing
