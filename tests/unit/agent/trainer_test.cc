@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <cstdlib>
+#include <map>
 
 #include "agent/comm/communicator.h"
 #include "agent/common/errors.h"
@@ -111,6 +112,44 @@ TEST(EstContext, EachEstOwnsItsStream) {
   EXPECT_TRUE(torch::equal(a1, torch::rand({4}, reference)));
   EXPECT_TRUE(torch::equal(a2, torch::rand({4}, reference)));
   EXPECT_FALSE(torch::equal(a1, b1));
+}
+
+// Dropout masks of EST k for its first two turns, with ESTs placed as `hosted` (one vector per
+// rank, in the order that rank runs them) and each rank's process stream seeded differently.
+std::map<std::int64_t, std::vector<torch::Tensor>> DropoutMasks(
+    const std::vector<std::vector<std::int64_t>>& hosted) {
+  std::map<std::int64_t, std::vector<torch::Tensor>> masks;
+  for (std::size_t rank = 0; rank < hosted.size(); ++rank) {
+    torch::manual_seed(1000 + static_cast<std::uint64_t>(rank));  // a process's own stream
+    std::vector<EstContext> ests;
+    for (std::int64_t id : hosted[rank]) ests.push_back(MakeEstContext(7, id));
+    for (int turn = 0; turn < 2; ++turn) {
+      for (EstContext& est : ests) {
+        EstRngScope scope(est);
+        masks[est.id].push_back(torch::dropout(torch::ones({64}), 0.5, /*train=*/true));
+      }
+    }
+  }
+  return masks;
+}
+
+TEST(EstContext, DropoutMasksBelongToTheEstNotToItsPlacement) {
+  auto one_rank = DropoutMasks({{0, 1, 2, 3}});
+  auto two_ranks = DropoutMasks({{0, 1}, {2, 3}});
+  auto three_ranks = DropoutMasks({{0}, {1, 2}, {3}});
+  for (std::int64_t id = 0; id < 4; ++id) {
+    for (int turn = 0; turn < 2; ++turn) {
+      EXPECT_TRUE(torch::equal(one_rank[id][turn], two_ranks[id][turn])) << id << "/" << turn;
+      EXPECT_TRUE(torch::equal(one_rank[id][turn], three_ranks[id][turn])) << id << "/" << turn;
+    }
+    EXPECT_FALSE(torch::equal(one_rank[id][0], one_rank[id][1])) << "EST " << id
+                                                                 << " repeated its mask";
+  }
+  for (std::int64_t a = 0; a < 4; ++a) {
+    for (std::int64_t b = a + 1; b < 4; ++b) {
+      EXPECT_FALSE(torch::equal(one_rank[a][0], one_rank[b][0])) << "ESTs " << a << ", " << b;
+    }
+  }
 }
 
 TEST(GradientStash, MeanOverEstsInIdOrder) {
