@@ -4,17 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/policy/placement.h"
+#include "tests/unit/policy/cluster_builder.h"
 
 namespace elastic::policy {
 namespace {
-
-void AddNodes(ClusterState& cluster, int nodes, int devices, const std::string& type,
-              double capability) {
-  for (int i = 0; i < nodes; ++i) {
-    cluster.nodes.push_back({type + std::to_string(cluster.nodes.size()), type, capability,
-                             devices, devices, 64, 64, 1 << 20, 1 << 20});
-  }
-}
 
 JobState Elastic(const std::string& id, int min, int max, double submit, double comm = 0.0) {
   JobState job;
