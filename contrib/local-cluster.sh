@@ -2,7 +2,8 @@
 # Starts and stops a real, private, throwaway Slurm cluster with accounting on this one machine.
 #
 #   eval "$(contrib/local-cluster.sh up [--nodes N] [--dir D] [--cpus-per-node C] [--user NAME]
-#                                       [--plugin PATH] [--plugin-args "k=v ..."])"
+#                                       [--plugin PATH] [--plugin-args "k=v ..."]
+#                                       [--scheduler-parameters P])"
 #   contrib/local-cluster.sh status [--dir D]      # D defaults to $ELASTIC_CLUSTER_DIR
 #   contrib/local-cluster.sh down   [--dir D]
 #
@@ -139,7 +140,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
 # Grow needs permit_job_expansion; batch_sched_delay=0 starts batch jobs without delay.
-SchedulerParameters=permit_job_expansion,batch_sched_delay=0
+SchedulerParameters=$SCHED_PARAMS
 ReturnToService=2
 MpiDefault=none
 # A task dying (e.g. an MPI rank crashing in MPI_Init) ends its step instead of leaving the other
@@ -390,13 +391,15 @@ cmd_status() {
 }
 
 usage() {
-  sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 1
 }
 
 main() {
   local cmd=${1:-}; (($#)) && shift
   NODES=4 CPUS=4 D="" PLUGIN="" PLUGIN_ARGS="" USER_NAME=""
+  # Tests of clusters that cannot resize pass e.g. --scheduler-parameters batch_sched_delay=0.
+  SCHED_PARAMS=permit_job_expansion,batch_sched_delay=0
   while (($#)); do
     case $1 in
       --nodes) NODES=${2:?}; shift 2 ;;
@@ -405,6 +408,7 @@ main() {
       --plugin-args) PLUGIN_ARGS=${2-}; shift 2 ;;
       --cpus-per-node) CPUS=${2:?}; shift 2 ;;
       --user) USER_NAME=${2:?}; shift 2 ;;
+      --scheduler-parameters) SCHED_PARAMS=${2?}; shift 2 ;;
       *) log "unknown argument: $1"; usage ;;
     esac
   done

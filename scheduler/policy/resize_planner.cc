@@ -1,0 +1,288 @@
+// PlanResizes: shrink for waiting jobs, then grow into nodes nobody planned for (see header).
+#include "scheduler/policy/resize_planner.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "scheduler/model/throughput_model.h"
+
+namespace elastic::policy {
+namespace {
+
+using NodeSet = std::set<std::string>;
+
+bool Contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// A registered elastic job joined with what Slurm says about it.
+struct Candidate {
+  const ElasticJob* job;
+  const SlurmJob* slurm;
+  NodeSet nodes;  // its current nodes, updated as this cycle plans
+};
+
+bool WaitsForNodes(const SlurmJob& job) {
+  return job.state == SlurmJobState::kPending &&
+         (job.reason == "Resources" || job.reason == "Priority");
+}
+
+// Per partition: idle nodes usable now, and nodes that growth must leave alone.
+struct PartitionPool {
+  NodeSet idle;
+  NodeSet releasing;  // in-flight shrinks free these soon: waiting jobs may count on them
+  NodeSet no_grow;  // planned for a pending job, reserved, or claimed this cycle
+};
+
+std::map<std::string, PartitionPool> Pools(const SlurmView& view,
+                                           const std::vector<ElasticJob>& jobs,
+                                           const ResizePlannerOptions& options) {
+  NodeSet reserved, planned, releasing, adding;
+  for (const SlurmReservation& r : view.reservations) {
+    if (r.start_time <= view.now + options.reservation_horizon_s && r.end_time > view.now) {
+      reserved.insert(r.nodes.begin(), r.nodes.end());
+    }
+  }
+  for (const SlurmJob& job : view.jobs) {
+    if (job.state == SlurmJobState::kPending) planned.insert(job.sched_nodes.begin(),
+                                                             job.sched_nodes.end());
+  }
+  for (const ElasticJob& job : jobs) {
+    adding.insert(job.adding.begin(), job.adding.end());
+    releasing.insert(job.releasing.begin(), job.releasing.end());
+  }
+  std::map<std::string, PartitionPool> pools;
+  for (const SlurmNode& node : view.nodes) {
+    for (const std::string& partition : node.partitions) {
+      PartitionPool& pool = pools[partition];
+      // A reserved idle node serves only its reservation's jobs: neither growth nor (in this
+      // model) an arbitrary waiting job may count on it.
+      if (reserved.contains(node.name) || adding.contains(node.name)) {
+        // nothing: kept for the reservation, or already promised to a growing elastic job
+      } else if (node.idle()) {
+        pool.idle.insert(node.name);
+      } else if (releasing.contains(node.name)) {
+        pool.releasing.insert(node.name);
+      }
+      if (reserved.contains(node.name) || planned.contains(node.name)) {
+        pool.no_grow.insert(node.name);
+      }
+    }
+  }
+  return pools;
+}
+
+double Gain(const Candidate& c, int from, int to, double comm) {
+  return (NodeSpeedup(c.job->ests, to, comm) - NodeSpeedup(c.job->ests, from, comm)) /
+         (to - from);
+}
+
+// Nodes `c` can release, best first: those the waiting job was planned on, then by name from
+// the end (so the batch host, usually first, is kept anyway and lists stay compact).
+std::vector<std::string> Releasable(const Candidate& c, const SlurmJob& waiting) {
+  std::vector<std::string> nodes;
+  for (const std::string& n : c.nodes) {
+    if (n != c.slurm->batch_host) nodes.push_back(n);
+  }
+  std::stable_sort(nodes.begin(), nodes.end(), [&](const std::string& a, const std::string& b) {
+    const bool pa = Contains(waiting.sched_nodes, a), pb = Contains(waiting.sched_nodes, b);
+    return pa != pb ? pa : a > b;
+  });
+  const int surplus = static_cast<int>(c.nodes.size()) - c.job->min_nodes;
+  if (static_cast<int>(nodes.size()) > surplus) nodes.resize(std::max(surplus, 0));
+  return nodes;
+}
+
+}  // namespace
+
+double NodeSpeedup(int ests, int nodes, double comm_ratio) {
+  return model::CompactSpeedup({.ests = ests, .comm_ratio = comm_ratio}, nodes, 1);
+}
+
+namespace {
+
+class Planner {
+ public:
+  Planner(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+          const ResizePlannerOptions& options)
+      : view_(view), options_(options), pools_(Pools(view, jobs, options)) {
+    std::map<std::uint32_t, const SlurmJob*> by_id;
+    for (const SlurmJob& job : view.jobs) by_id[job.job_id] = &job;
+    for (const ElasticJob& job : jobs) {
+      auto it = by_id.find(job.job_id);
+      if (it == by_id.end() || it->second->state != SlurmJobState::kRunning) continue;
+      candidates_.push_back({&job, it->second, NodeSet(it->second->nodes.begin(),
+                                                      it->second->nodes.end())});
+      original_[job.job_id] = candidates_.back().nodes;
+    }
+  }
+
+  ResizePlan Run() {
+    std::vector<const SlurmJob*> waiting;
+    for (const SlurmJob& job : view_.jobs) {
+      if (WaitsForNodes(job)) waiting.push_back(&job);
+    }
+    std::stable_sort(waiting.begin(), waiting.end(), [](const SlurmJob* a, const SlurmJob* b) {
+      return a->priority != b->priority ? a->priority > b->priority : a->job_id < b->job_id;
+    });
+    for (const SlurmJob* job : waiting) MakeRoomFor(*job);
+    for (auto& [partition, pool] : pools_) Grow(partition, pool);
+    return Finish();
+  }
+
+ private:
+  std::vector<Candidate*> InPartition(const std::string& partition, bool include_busy) {
+    std::vector<Candidate*> out;
+    for (Candidate& c : candidates_) {
+      if (c.slurm->partition == partition && (include_busy || !c.job->busy)) out.push_back(&c);
+    }
+    return out;
+  }
+
+  void Claim(PartitionPool& pool, const NodeSet& nodes) {
+    for (const std::string& n : nodes) {
+      pool.idle.erase(n);
+      pool.releasing.erase(n);
+      pool.no_grow.insert(n);
+    }
+  }
+
+  void MakeRoomFor(const SlurmJob& waiting) {
+    auto pool_it = pools_.find(waiting.partition);
+    if (pool_it == pools_.end()) return;
+    PartitionPool& pool = pool_it->second;
+    const int need = std::max(waiting.min_nodes, 1);
+    NodeSet soon = pool.idle;
+    soon.insert(pool.releasing.begin(), pool.releasing.end());
+    const int idle = static_cast<int>(soon.size());
+    if (idle >= need) {  // Slurm will start it on these; keep growth off them
+      NodeSet take;
+      for (const std::string& n : soon) {
+        if (static_cast<int>(take.size()) == need) break;
+        take.insert(n);
+      }
+      Claim(pool, take);
+      return;
+    }
+    // Shrink elastic jobs, cheapest released node first (lowest speedup loss per node).
+    struct Offer { Candidate* c; std::string node; double loss; };
+    std::vector<Offer> offers;
+    for (Candidate* c : InPartition(waiting.partition, false)) {
+      std::vector<std::string> nodes = Releasable(*c, waiting);
+      const int k = static_cast<int>(c->nodes.size());
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const int from = k - static_cast<int>(i), to = from - 1;
+        offers.push_back({c, nodes[i], Gain(*c, to, from, options_.comm_ratio)});
+      }
+    }
+    if (idle + static_cast<int>(offers.size()) < need) return;  // cannot start even so
+    // Within one job, offers are already in release order with rising loss (concave speedup):
+    // a stable sort by loss keeps that order, then job id breaks ties deterministically.
+    std::stable_sort(offers.begin(), offers.end(), [](const Offer& a, const Offer& b) {
+      if (a.loss != b.loss) return a.loss < b.loss;
+      return a.c->job->job_id < b.c->job->job_id;
+    });
+    NodeSet freed = soon;
+    for (int i = 0; static_cast<int>(freed.size()) < need; ++i) {
+      offers[i].c->nodes.erase(offers[i].node);
+      freed.insert(offers[i].node);
+      reasons_[offers[i].c->job->job_id] = "pending job " + std::to_string(waiting.job_id) +
+                                           " (" + std::to_string(need) + " nodes, " +
+                                           waiting.reason + ") can start with " +
+                                           std::to_string(idle) + " idle + released nodes";
+    }
+    Claim(pool, freed);
+  }
+
+  bool MayGrow(const Candidate& c, std::string& why) const {
+    const std::int64_t since = view_.now - c.job->last_resize;
+    if (c.job->last_resize > 0 && since < options_.min_resize_interval_s) {
+      why = "min resize interval: " + std::to_string(options_.min_resize_interval_s - since) +
+            " s left";
+      return false;
+    }
+    // Rubick §5.3: (T - N*delta)/T >= threshold, T = time since start, N counts this resize.
+    const double t = static_cast<double>(view_.now - c.slurm->start_time);
+    const double n = c.job->resizes + 1;
+    if (t <= 0 || (t - n * options_.resize_cost_s) / t < options_.reconfig_penalty) {
+      why = "reconfiguration penalty: (T - N*delta)/T < " + std::to_string(options_.reconfig_penalty);
+      return false;
+    }
+    return true;
+  }
+
+  void Grow(const std::string& partition, PartitionPool& pool) {
+    std::vector<std::string> free;
+    for (const std::string& n : pool.idle) {
+      if (!pool.no_grow.contains(n)) free.push_back(n);
+    }
+    std::vector<Candidate*> growers;
+    for (Candidate* c : InPartition(partition, false)) {
+      if (c->nodes != original_[c->job->job_id]) continue;  // shrinking this cycle
+      if (static_cast<int>(c->nodes.size()) >= c->job->max_nodes) continue;
+      std::string why;
+      if (MayGrow(*c, why)) growers.push_back(c);
+      else if (!free.empty()) held_.push_back({c->job->job_id, "grow held back: " + why});
+    }
+    std::size_t next = 0;
+    while (next < free.size()) {
+      // EasyScale §3.5: every job proposes each size it could reach; best gain per node wins.
+      Candidate* best = nullptr;
+      int best_to = 0;
+      double best_gain = 1e-9;
+      for (Candidate* c : growers) {
+        const int k = static_cast<int>(c->nodes.size());
+        const int limit = std::min<int>(c->job->max_nodes, k + static_cast<int>(free.size() - next));
+        for (int to = k + 1; to <= limit; ++to) {
+          const double gain = Gain(*c, k, to, options_.comm_ratio);
+          if (gain > best_gain) best = c, best_to = to, best_gain = gain;
+        }
+      }
+      if (!best) break;
+      while (static_cast<int>(best->nodes.size()) < best_to) best->nodes.insert(free[next++]);
+      reasons_[best->job->job_id] = std::to_string(best->nodes.size() -
+                                                   original_[best->job->job_id].size()) +
+                                    " idle node(s) that no pending job's planned start needs";
+    }
+  }
+
+  ResizePlan Finish() {
+    ResizePlan plan;
+    for (const Candidate& c : candidates_) {
+      const NodeSet& before = original_[c.job->job_id];
+      if (c.nodes == before) continue;
+      ResizeOrderPlan order;
+      order.job_id = c.job->job_id;
+      order.from_nodes = static_cast<int>(before.size());
+      order.to_nodes = static_cast<int>(c.nodes.size());
+      order.kind = order.to_nodes > order.from_nodes ? ResizeKind::kGrow : ResizeKind::kShrink;
+      order.target_nodes.assign(c.nodes.begin(), c.nodes.end());
+      const NodeSet& big = order.kind == ResizeKind::kGrow ? c.nodes : before;
+      const NodeSet& small = order.kind == ResizeKind::kGrow ? before : c.nodes;
+      std::set_difference(big.begin(), big.end(), small.begin(), small.end(),
+                          std::back_inserter(order.changed_nodes));
+      order.reason = reasons_[c.job->job_id];
+      plan.orders.push_back(std::move(order));
+    }
+    plan.held_back = std::move(held_);
+    return plan;
+  }
+
+  const SlurmView& view_;
+  const ResizePlannerOptions& options_;
+  std::map<std::string, PartitionPool> pools_;
+  std::vector<Candidate> candidates_;
+  std::map<std::uint32_t, NodeSet> original_;
+  std::map<std::uint32_t, std::string> reasons_;
+  std::vector<HeldBack> held_;
+};
+
+}  // namespace
+
+ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+                       const ResizePlannerOptions& options) {
+  return Planner(view, jobs, options).Run();
+}
+
+}  // namespace elastic::policy

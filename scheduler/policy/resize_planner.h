@@ -1,0 +1,88 @@
+// elasticd's per-cycle decision on a live Slurm cluster (design.md §3 step 1), pure: which elastic
+// job shrinks so that a waiting job can start, and which grows into idle nodes that Slurm's own
+// plan does not need. Input is the SlurmView plus elasticd's registry; output is resize orders
+// with reasons. No Slurm, clocks or I/O, so the daemon, the tests and benchmarks drive it alike.
+//
+// One cycle, per partition:
+//  1. Waiting jobs in Slurm's priority order (pending with reason Resources or Priority): a job
+//     whose minimum fits the idle nodes left claims them (Slurm starts it on its next pass; nobody
+//     grows into them). Otherwise, if idle nodes plus the elastic jobs' nodes above their MIN
+//     cover it, those elastic jobs shrink — least loss of speedup per released node first, never
+//     below MIN, never the batch host, preferring nodes of the waiting job's planned set
+//     (`sched_nodes`) — and the freed nodes are claimed for it. Giving back is never held up by
+//     the job's own resize interval or penalty budget: it serves someone else's planned start.
+//  2. Growth: idle nodes that no waiting job claimed, that no pending job's planned start
+//     (`sched_nodes`) and no reservation active within `reservation_horizon_s` covers, go to
+//     elastic jobs below MAX by EasyScale's greedy rule (§3.5: the largest speedup gain per added
+//     node first; each job proposes every size up to what is free, so non-divisor sizes of E that
+//     bring no speedup are skipped). A grow also needs the minimum interval since the job's last
+//     resize and Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time since start,
+//     N = resizes including this one, delta = resize cost).
+// Jobs with an order in flight take no part. Thread-safety: pure function of its arguments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scheduler/policy/slurm_view.h"
+
+namespace elastic::policy {
+
+// An elastic job as elasticd's registry knows it (sizes in nodes, one agent per node).
+struct ElasticJob {
+  std::uint32_t job_id = 0;
+  int min_nodes = 1;
+  int max_nodes = 1;
+  int ests = 1;
+  bool busy = false;                 // an order is in flight: not considered this cycle
+  // The in-flight order's node changes: released nodes count as free for waiting jobs (no second
+  // job shrinks for the same need), added ones are off limits to everyone else.
+  std::vector<std::string> releasing;
+  std::vector<std::string> adding;
+  std::int64_t last_resize = 0;      // unix seconds; 0 = never resized
+  int resizes = 0;                   // Rubick's N so far
+};
+
+struct ResizePlannerOptions {
+  std::int64_t min_resize_interval_s = 60;
+  double reconfig_penalty = 0.97;  // Rubick §5.3 threshold
+  double resize_cost_s = 3.0;      // Rubick's delta: one checkpoint-resize-relaunch pause
+  // Reservations starting within this many seconds keep their nodes free of growth.
+  std::int64_t reservation_horizon_s = 3600;
+  // Communication share of a step (model::JobProfile::comm_ratio) the speedup model assumes.
+  double comm_ratio = 0.02;
+};
+
+enum class ResizeKind { kGrow, kShrink };
+
+struct ResizeOrderPlan {
+  std::uint32_t job_id = 0;
+  ResizeKind kind = ResizeKind::kGrow;
+  int from_nodes = 0;
+  int to_nodes = 0;
+  std::vector<std::string> target_nodes;  // the job's whole node set after the resize, sorted
+  std::vector<std::string> changed_nodes;  // grow: nodes added; shrink: nodes released
+  std::string reason;
+};
+
+// A job the planner wanted to resize but held back, and why (for `elasticd status`).
+struct HeldBack {
+  std::uint32_t job_id = 0;
+  std::string reason;
+};
+
+struct ResizePlan {
+  std::vector<ResizeOrderPlan> orders;
+  std::vector<HeldBack> held_back;
+};
+
+// REQUIRES: every ElasticJob's id names a running job in `view` (others are ignored).
+ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+                       const ResizePlannerOptions& options);
+
+// Speedup of an E-EST job on `nodes` nodes (EasyScale Eq. 1 with one worker per node, plus the
+// ring all-reduce term of the throughput model); the greedy grow ranks gains of this.
+double NodeSpeedup(int ests, int nodes, double comm_ratio);
+
+}  // namespace elastic::policy

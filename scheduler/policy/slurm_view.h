@@ -1,0 +1,68 @@
+// What elasticd sees of a Slurm cluster in one cycle, as plain values: nodes, jobs (running and
+// pending, with Slurm's own plan for the pending ones) and reservations. Filled by the libslurm
+// adapter (scheduler/slurm), read by the pure resize planner (resize_planner.h) and its tests.
+// Times are unix seconds; nothing here talks to Slurm.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace elastic::policy {
+
+struct SlurmNode {
+  std::string name;
+  std::vector<std::string> partitions;
+  int cpus = 0;
+  int alloc_cpus = 0;
+  // Usable for new work: IDLE or MIXED, and not DRAIN/DOWN/FAIL/MAINT/POWERED_DOWN/
+  // NOT_RESPONDING/COMPLETING (a completing node is still cleaning up after a job).
+  bool available = false;
+  bool idle() const { return available && alloc_cpus == 0; }
+};
+
+enum class SlurmJobState { kPending, kRunning, kOther };
+
+struct SlurmJob {
+  std::uint32_t job_id = 0;
+  uid_t uid = 0;
+  std::string name;
+  std::string partition;      // for a pending job submitted to several: the first
+  SlurmJobState state = SlurmJobState::kOther;
+  std::vector<std::string> nodes;  // running: allocated nodes, sorted by name
+  std::string batch_host;          // running: never shrunk away
+  int min_nodes = 0;               // pending: requested minimum; running: allocated count
+  int max_nodes = 0;               // pending: requested maximum (0 = none given)
+  std::uint32_t priority = 0;
+  // Pending: why it waits (Slurm's reason string, e.g. "Resources", "Priority", "Dependency",
+  // "JobHeldUser", "BeginTime"). Only "Resources" and "Priority" jobs wait for nodes.
+  std::string reason;
+  std::int64_t start_time = 0;            // running: actual; pending: Slurm's expected (0 = none)
+  std::int64_t end_time = 0;              // running: start + time limit (0 = unlimited)
+  std::vector<std::string> sched_nodes;   // pending: nodes the backfill plan gave it (may be empty)
+  std::string admin_comment;
+  bool exclusive = false;                 // --exclusive (whole nodes)
+  // Ended (COMPLETED, FAILED, CANCELLED, ...) and done completing: Slurm still lists it for
+  // MinJobAge, but its checkpoint directory may be cleaned up (state is then kOther).
+  bool finished = false;
+};
+
+struct SlurmReservation {
+  std::string name;
+  std::int64_t start_time = 0;
+  std::int64_t end_time = 0;
+  std::vector<std::string> nodes;
+  std::vector<std::string> users;     // empty: accounts-only reservation
+  std::vector<std::string> accounts;
+};
+
+struct SlurmView {
+  std::int64_t now = 0;  // unix seconds when the view was read
+  std::vector<SlurmNode> nodes;        // sorted by name
+  std::vector<SlurmJob> jobs;          // sorted by job id
+  std::vector<SlurmReservation> reservations;
+};
+
+}  // namespace elastic::policy

@@ -1,0 +1,245 @@
+// elasticd's live resize planner on hand-built Slurm views: grows only into nodes nobody planned
+// for, shrinks (never below MIN, never the batch host) exactly when a waiting job can then start,
+// honours the resize interval and Rubick's penalty for growth, and is deterministic.
+#include "scheduler/policy/resize_planner.h"
+
+#include <gtest/gtest.h>
+
+namespace elastic::policy {
+namespace {
+
+constexpr std::int64_t kNow = 1'000'000;
+
+class ResizePlannerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    view_.now = kNow;
+    for (int i = 1; i <= 4; ++i) {
+      SlurmNode node;
+      node.name = "n" + std::to_string(i);
+      node.partitions = {"main"};
+      node.cpus = 4;
+      node.available = true;
+      view_.nodes.push_back(node);
+    }
+    options_.min_resize_interval_s = 60;
+    options_.resize_cost_s = 3;
+  }
+
+  SlurmNode& Node(const std::string& name) {
+    for (SlurmNode& n : view_.nodes) {
+      if (n.name == name) return n;
+    }
+    throw std::logic_error("no node " + name);
+  }
+
+  // A running job on `nodes` (batch host the first), started an hour ago.
+  void Running(std::uint32_t id, std::vector<std::string> nodes) {
+    for (const std::string& n : nodes) Node(n).alloc_cpus = 4;
+    SlurmJob job;
+    job.job_id = id;
+    job.partition = "main";
+    job.state = SlurmJobState::kRunning;
+    job.nodes = nodes;
+    job.batch_host = nodes.front();
+    job.min_nodes = static_cast<int>(nodes.size());
+    job.start_time = kNow - 3600;
+    view_.jobs.push_back(job);
+  }
+
+  void Pending(std::uint32_t id, int nodes, std::string reason = "Resources",
+               std::vector<std::string> sched = {}, std::uint32_t priority = 100) {
+    SlurmJob job;
+    job.job_id = id;
+    job.partition = "main";
+    job.state = SlurmJobState::kPending;
+    job.min_nodes = nodes;
+    job.priority = priority;
+    job.reason = reason;
+    job.sched_nodes = sched;
+    view_.jobs.push_back(job);
+  }
+
+  ElasticJob& Elastic(std::uint32_t id, int min, int max, int ests = 8) {
+    ElasticJob job;
+    job.job_id = id;
+    job.min_nodes = min;
+    job.max_nodes = max;
+    job.ests = ests;
+    jobs_.push_back(job);
+    return jobs_.back();
+  }
+
+  ResizePlan Plan() { return PlanResizes(view_, jobs_, options_); }
+
+  SlurmView view_;
+  std::vector<ElasticJob> jobs_;
+  ResizePlannerOptions options_;
+};
+
+TEST_F(ResizePlannerTest, AloneGrowsIntoEveryIdleNode) {
+  Running(7, {"n1"});
+  Elastic(7, 1, 4);
+  ResizePlan plan = Plan();
+  ASSERT_EQ(plan.orders.size(), 1u);
+  const ResizeOrderPlan& order = plan.orders[0];
+  EXPECT_EQ(order.kind, ResizeKind::kGrow);
+  EXPECT_EQ(order.from_nodes, 1);
+  EXPECT_EQ(order.to_nodes, 4);
+  EXPECT_EQ(order.target_nodes, (std::vector<std::string>{"n1", "n2", "n3", "n4"}));
+  EXPECT_EQ(order.changed_nodes, (std::vector<std::string>{"n2", "n3", "n4"}));
+  EXPECT_NE(order.reason.find("idle"), std::string::npos);
+}
+
+TEST_F(ResizePlannerTest, NeverGrowsPastMaxOrIntoPlannedOrReservedNodes) {
+  Running(7, {"n1"});
+  Elastic(7, 1, 3);
+  Running(8, {"n2"});                       // a rigid job holds n2
+  Pending(9, 4, "Resources", {"n3"});       // too big to start now; Slurm planned it onto n3
+  SlurmReservation maint;
+  maint.name = "maint";
+  maint.start_time = kNow + 600;
+  maint.end_time = kNow + 7200;
+  maint.nodes = {"n4"};
+  view_.reservations.push_back(maint);
+  EXPECT_TRUE(Plan().orders.empty());
+  view_.reservations[0].start_time = kNow + 2 * options_.reservation_horizon_s;  // far away
+  ResizePlan plan = Plan();
+  ASSERT_EQ(plan.orders.size(), 1u);
+  EXPECT_EQ(plan.orders[0].changed_nodes, (std::vector<std::string>{"n4"}));
+}
+
+TEST_F(ResizePlannerTest, ShrinksForAWaitingJobAndNeverGrowsIntoItsNodes) {
+  Running(7, {"n1", "n2", "n3", "n4"});
+  Elastic(7, 1, 4);
+  Pending(9, 3);
+  ResizePlan plan = Plan();
+  ASSERT_EQ(plan.orders.size(), 1u);
+  const ResizeOrderPlan& order = plan.orders[0];
+  EXPECT_EQ(order.kind, ResizeKind::kShrink);
+  EXPECT_EQ(order.to_nodes, 1);
+  EXPECT_EQ(order.target_nodes, (std::vector<std::string>{"n1"}));  // the batch host stays
+  EXPECT_NE(order.reason.find("pending job 9"), std::string::npos);
+}
+
+TEST_F(ResizePlannerTest, ShrinksOnlyWhatIsMissingAndUsesIdleNodesFirst) {
+  Running(7, {"n1", "n2", "n3"});
+  Elastic(7, 1, 4).last_resize = kNow - 1;  // the interval does not hold back a give-back
+  Pending(9, 2);
+  ResizePlan plan = Plan();
+  ASSERT_EQ(plan.orders.size(), 1u);
+  EXPECT_EQ(plan.orders[0].to_nodes, 2);  // n4 idle + one released
+}
+
+TEST_F(ResizePlannerTest, NoShrinkWhenTheWaitingJobCannotStartAnyway) {
+  Running(7, {"n1", "n2"});
+  Elastic(7, 2, 4);     // nothing above MIN
+  Running(8, {"n3"});
+  Pending(9, 3);
+  ResizePlan plan = Plan();
+  ASSERT_EQ(plan.orders.size(), 1u);  // no shrink; n4 is planned for nobody, so job 7 grows
+  EXPECT_EQ(plan.orders[0].kind, ResizeKind::kGrow);
+  EXPECT_EQ(plan.orders[0].changed_nodes, (std::vector<std::string>{"n4"}));
+}
+
+TEST_F(ResizePlannerTest, JobWaitingOnDependencyIsIgnored) {
+  Running(7, {"n1", "n2", "n3", "n4"});
+  Elastic(7, 1, 4);
+  Pending(9, 3, "Dependency");
+  EXPECT_TRUE(Plan().orders.empty());
+}
+
+TEST_F(ResizePlannerTest, AWaitingJobThatFitsClaimsIdleNodesFromGrowth) {
+  Running(7, {"n1"});
+  Elastic(7, 1, 4);
+  Pending(9, 2, "Priority");
+  ResizePlan plan = Plan();
+  ASSERT_EQ(plan.orders.size(), 1u);
+  EXPECT_EQ(plan.orders[0].to_nodes, 2);  // 3 idle, 2 claimed by job 9
+}
+
+TEST_F(ResizePlannerTest, ShrinkInFlightIsCountedSoNoSecondJobShrinks) {
+  Running(7, {"n1", "n2"});
+  Running(8, {"n3", "n4"});
+  Elastic(7, 1, 4).busy = true;
+  jobs_.back().releasing = {"n2"};
+  Elastic(8, 1, 4);
+  Pending(9, 1);
+  EXPECT_TRUE(Plan().orders.empty());
+}
+
+TEST_F(ResizePlannerTest, GrowInFlightKeepsItsNodesFromOthers) {
+  Running(7, {"n1"});
+  Running(8, {"n2"});
+  Elastic(7, 1, 4).busy = true;
+  jobs_.back().adding = {"n3", "n4"};
+  Elastic(8, 1, 4);
+  EXPECT_TRUE(Plan().orders.empty());
+}
+
+TEST_F(ResizePlannerTest, GrowthWaitsForTheIntervalAndThePenaltyRule) {
+  Running(7, {"n1"});
+  Elastic(7, 1, 4).last_resize = kNow - 10;
+  ResizePlan plan = Plan();
+  EXPECT_TRUE(plan.orders.empty());
+  ASSERT_EQ(plan.held_back.size(), 1u);
+  EXPECT_NE(plan.held_back[0].reason.find("interval"), std::string::npos);
+
+  jobs_[0].last_resize = 0;
+  view_.jobs[0].start_time = kNow - 60;  // (60 - 1*3)/60 = 0.95 < 0.97
+  plan = Plan();
+  EXPECT_TRUE(plan.orders.empty());
+  ASSERT_EQ(plan.held_back.size(), 1u);
+  EXPECT_NE(plan.held_back[0].reason.find("penalty"), std::string::npos);
+  view_.jobs[0].start_time = kNow - 100;  // (100 - 3)/100 = 0.97
+  EXPECT_EQ(Plan().orders.size(), 1u);
+}
+
+TEST_F(ResizePlannerTest, GreedyGrowPrefersTheLargerSpeedupPerNode) {
+  Running(7, {"n1"});
+  Running(8, {"n2"});
+  Elastic(7, 1, 4, /*ests=*/8);
+  Elastic(8, 1, 2, /*ests=*/1);  // one EST: a second node adds nothing
+  ResizePlan plan = Plan();
+  ASSERT_EQ(plan.orders.size(), 1u);
+  EXPECT_EQ(plan.orders[0].job_id, 7u);
+  EXPECT_EQ(plan.orders[0].to_nodes, 3);
+}
+
+TEST_F(ResizePlannerTest, SizesThatAddNoSpeedupAreSkipped) {
+  // 4 ESTs: 3 nodes run as slowly as 2 (ceil(4/3) = 2 ESTs per node), so no grow to 3 alone.
+  Running(7, {"n1", "n2"});
+  Running(8, {"n4"});
+  Elastic(7, 1, 4, /*ests=*/4);
+  EXPECT_TRUE(Plan().orders.empty());
+  EXPECT_LT(NodeSpeedup(4, 3, 0.02), NodeSpeedup(4, 4, 0.02));
+  EXPECT_LE(NodeSpeedup(4, 3, 0.02), NodeSpeedup(4, 2, 0.02) + 1e-12);
+}
+
+TEST_F(ResizePlannerTest, UnavailableNodesAndBusyJobsTakeNoPart) {
+  Running(7, {"n1"});
+  Elastic(7, 1, 4);
+  Node("n2").available = false;
+  Node("n3").available = false;
+  ResizePlan plan = Plan();
+  ASSERT_EQ(plan.orders.size(), 1u);
+  EXPECT_EQ(plan.orders[0].changed_nodes, (std::vector<std::string>{"n4"}));
+  jobs_[0].busy = true;
+  EXPECT_TRUE(Plan().orders.empty());
+}
+
+TEST_F(ResizePlannerTest, SameInputSameOrders) {
+  Running(7, {"n1", "n2"});
+  Running(8, {"n3", "n4"});
+  Elastic(7, 1, 4);
+  Elastic(8, 1, 4);
+  Pending(9, 1);
+  ResizePlan a = Plan(), b = Plan();
+  ASSERT_EQ(a.orders.size(), 1u);
+  ASSERT_EQ(b.orders.size(), 1u);
+  EXPECT_EQ(a.orders[0].job_id, b.orders[0].job_id);
+  EXPECT_EQ(a.orders[0].target_nodes, b.orders[0].target_nodes);
+}
+
+}  // namespace
+}  // namespace elastic::policy
