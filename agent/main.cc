@@ -3,6 +3,7 @@
 // main. Under mpirun/srun every rank runs this; an error on any rank of a multi-rank world ends
 // the whole world (Communicator::Abort), since its peers may wait in a collective.
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -16,6 +17,8 @@
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
 #include "agent/eval/eval_command.h"
+#include "agent/supervisor/allocation.h"
+#include "agent/supervisor/supervisor.h"
 #include "agent/train/checkpoint_signals.h"
 #include "agent/train/train_command.h"
 #include "scheduler/common/toml_reader.h"
@@ -65,6 +68,25 @@ int RunEval(const EvalArgs& args) {
   return 0;
 }
 
+// The supervisor runs once per job, in the batch script, without MPI and without LibTorch work.
+int RunRun(const RunArgs& args) {
+  EnvLookup env = ProcessEnv();
+  JobConfig config = LoadJobConfig(args.config_path, env);  // refuses a bad config up front
+  SupervisorOptions options;
+  options.config_path = std::filesystem::absolute(args.config_path).string();
+  options.agent_path = std::filesystem::read_symlink("/proc/self/exe").string();
+  options.elasticd_socket = args.socket;
+  if (options.elasticd_socket.empty()) {
+    options.elasticd_socket = env("SLURM_ELASTIC_ELASTICD_SOCKET").value_or(
+        "/run/elasticd/elasticd.sock");
+  }
+  options.munge_socket = env("SLURM_ELASTIC_MUNGE_SOCKET").value_or(SlurmMungeSocket());
+  options.ests = static_cast<int>(config.train.ests);
+  options.plan = std::string(elastic::ToString(config.train.plan));
+  options.sla_class = env("SLURM_ELASTIC_CLASS").value_or("best-effort");
+  return RunSupervisor(options, std::cout, std::cerr);
+}
+
 // A failing rank of a multi-rank world takes the others down instead of leaving them blocked.
 int EndRank(int status, const std::unique_ptr<Communicator>& world) {
   if (status != 0 && world && world->size() > 1) world->Abort(status);
@@ -82,6 +104,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (const auto* eval = std::get_if<EvalArgs>(&command)) return RunEval(*eval);
+    if (const auto* run = std::get_if<RunArgs>(&command)) return RunRun(*run);
     return RunTrain(std::get<TrainArgs>(command), world, &argc, &argv);
   } catch (const UsageError& e) {
     return EndRank(Fail(e, kExitUsage), world);

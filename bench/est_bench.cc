@@ -1,10 +1,15 @@
 // EST runtime costs, measured side by side in one run (no pass/fail): (a) the per-step time of
 // the EST trainer against a plain LibTorch loop with the same model, batch and threads, for
 // E = 1 (one batch of B) and E = 8 (vs a plain loop over 8 sequential micro-batches of B/8
-// accumulating gradients); (b) peak RSS of a W = 1 trainer for E = 1, 2, 4, 8, 16, each in its
-// own child process, with the growth per EST next to the gradient size.
+// accumulating gradients), each with the batches prepared in the training thread
+// (data.workers = 0: the same work as the plain loop, which gathers its batch inline) and by
+// the default loader thread (data.workers = 1, prefetching); (b) peak RSS of a W = 1 trainer
+// for E = 1, 2, 4, 8, 16, each in its own child process, with the growth per EST next to the
+// gradient size.
 //
-// Usage: est_bench [--steps N] [--data DIR]   (defaults: 60 steps, the Fashion-MNIST package).
+// Usage: est_bench [--steps N] [--rounds R] [--data DIR]   (defaults: 60 steps, 3 rounds, the
+// Fashion-MNIST package). Each round measures every row once, interleaved; a row prints the
+// median over rounds of the per-round medians and the median of the per-round ratios.
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -37,8 +42,9 @@ double Median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-JobConfig BenchConfig(const std::string& data, std::int64_t ests) {
+JobConfig BenchConfig(const std::string& data, std::int64_t ests, std::int64_t workers = 1) {
   JobConfig config;
+  config.data.workers = workers;
   config.data.path = data;
   config.train.ests = ests;
   config.train.global_batch = kGlobalBatch;
@@ -126,27 +132,38 @@ int RssChild(const std::string& data_dir, std::int64_t ests) {
   return 0;
 }
 
-void OverheadRow(const char* what, double est, double plain) {
-  std::printf("%-44s est=%8.2f ms  plain=%8.2f ms  ratio=%.3f\n", what, est * 1e3, plain * 1e3,
-              est / plain);
-}
+struct OverheadRow {
+  const char* what;
+  std::int64_t ests;
+  std::int64_t workers;
+  std::vector<double> est, plain, ratio;
+};
 
-int RunOverhead(const std::string& data_dir, int steps) {
+int RunOverhead(const std::string& data_dir, int steps, int rounds) {
   const Dataset data = LoadFashionMnist(data_dir, Split::kTrain);
   std::printf(
       "(a) EST overhead: fmnist_cnn, global batch %lld, 1 thread, W = 1, median of %d "
-      "steps\n",
-      static_cast<long long>(kGlobalBatch), steps);
-  // Interleaved twice so a machine-wide slowdown hits both sides alike; the median of each.
-  std::vector<double> est1, plain1, est8, plain8;
-  for (int round = 0; round < 2; ++round) {
-    est1.push_back(EstStepSeconds(BenchConfig(data_dir, 1), data, steps));
-    plain1.push_back(PlainStepSeconds(BenchConfig(data_dir, 1), data, steps, 1));
-    est8.push_back(EstStepSeconds(BenchConfig(data_dir, 8), data, steps));
-    plain8.push_back(PlainStepSeconds(BenchConfig(data_dir, 8), data, steps, 8));
+      "steps, %d interleaved rounds\n",
+      static_cast<long long>(kGlobalBatch), steps, rounds);
+  std::vector<OverheadRow> rows = {
+      {"E=1 workers=0 vs plain loop (1 batch of 256)", 1, 0, {}, {}, {}},
+      {"E=1 workers=1 vs plain loop (1 batch of 256)", 1, 1, {}, {}, {}},
+      {"E=8 workers=0 vs plain loop (8 micro-batches)", 8, 0, {}, {}, {}},
+      {"E=8 workers=1 vs plain loop (8 micro-batches)", 8, 1, {}, {}, {}},
+  };
+  // Interleaved so a machine-wide slowdown hits both sides of a row alike.
+  for (int round = 0; round < rounds; ++round) {
+    for (OverheadRow& row : rows) {
+      const JobConfig config = BenchConfig(data_dir, row.ests, row.workers);
+      row.est.push_back(EstStepSeconds(config, data, steps));
+      row.plain.push_back(PlainStepSeconds(config, data, steps, row.ests));
+      row.ratio.push_back(row.est.back() / row.plain.back());
+    }
   }
-  OverheadRow("E=1 vs plain loop (1 batch of 256)", Median(est1), Median(plain1));
-  OverheadRow("E=8 vs plain loop (8 micro-batches of 32)", Median(est8), Median(plain8));
+  for (const OverheadRow& row : rows) {
+    std::printf("%-47s est=%7.2f ms  plain=%7.2f ms  ratio=%.4f\n", row.what, Median(row.est) * 1e3,
+                Median(row.plain) * 1e3, Median(row.ratio));
+  }
   return 0;
 }
 
@@ -184,23 +201,26 @@ int RunRss(const std::string& self, const std::string& data_dir) {
 int main(int argc, char** argv) {
   std::string data_dir(kDefaultDataPath);
   int steps = 60;
+  int rounds = 3;
   long rss_child = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--steps")
       steps = std::atoi(argv[i + 1]);
+    else if (flag == "--rounds")
+      rounds = std::atoi(argv[i + 1]);
     else if (flag == "--data")
       data_dir = argv[i + 1];
     else if (flag == "--rss-child")
       rss_child = std::atol(argv[i + 1]);
     else {
-      std::cerr << "usage: est_bench [--steps N] [--data DIR]\n";
+      std::cerr << "usage: est_bench [--steps N] [--rounds R] [--data DIR]\n";
       return 2;
     }
   }
   try {
     if (rss_child > 0) return RssChild(data_dir, rss_child);
-    if (RunOverhead(data_dir, steps) != 0) return 1;
+    if (RunOverhead(data_dir, steps, rounds) != 0) return 1;
     // Resolved here: in the popen shell /proc/self/exe would be the shell.
     return RunRss(std::filesystem::read_symlink("/proc/self/exe").string(), data_dir);
   } catch (const std::exception& e) {

@@ -3,11 +3,13 @@
 #
 #   eval "$(contrib/local-cluster.sh up [--nodes N] [--dir D] [--cpus-per-node C] [--user NAME]
 #                                       [--plugin PATH] [--plugin-args "k=v ..."]
-#                                       [--scheduler-parameters P])"
+#                                       [--scheduler-parameters P] [--elasticd PATH])"
 #   contrib/local-cluster.sh status [--dir D]      # D defaults to $ELASTIC_CLUSTER_DIR
 #   contrib/local-cluster.sh down   [--dir D]
 #
-# `up` starts munged, MariaDB, slurmdbd, slurmctld and N slurmd (nodes n1..nN), all private to D;
+# `up` starts munged, MariaDB, slurmdbd, slurmctld and N slurmd (nodes n1..nN), all private to D,
+# and with --elasticd an elasticd for this cluster (socket D/run/elasticd.sock, handed to the
+# plugin; etc/job_submit.lua records elastic jobs' -N bounds);
 # it prints only `export …` lines on stdout (the rest goes to stderr) and returns once every node
 # is idle and the scheduler has made its first pass. `down` kills only what `up` started (PIDs in D)
 # plus this cluster's job steps and clients, then removes D.
@@ -179,6 +181,13 @@ StorageLoc=slurm_acct_db
 EOF
   )
 
+  if [[ -n $ELASTICD ]]; then
+    PLUGIN_ARGS="$PLUGIN_ARGS elasticd_socket=$D/run/elasticd.sock"
+    # Slurm forgets a running job's -N MIN-MAX; job_submit.lua keeps them for elasticd.
+    cp "$TOP/etc/job_submit.lua" "$D/etc/job_submit.lua"
+    echo "JobSubmitPlugins=lua" >>"$D/etc/slurm.conf"
+    write_elasticd_config
+  fi
   if [[ -n $PLUGIN ]]; then echo "required $PLUGIN $PLUGIN_ARGS" >"$D/etc/plugstack.conf"
   else : >"$D/etc/plugstack.conf"; fi
 
@@ -289,6 +298,11 @@ cmd_up() {
   # after start (the built-in delay): wait for it, so that jobs submitted next start at once.
   wait_for slurmctld 15 grep -q 'SchedulerParameters=' "$D/log/slurmctld.log"
 
+  if [[ -n $ELASTICD ]]; then
+    start_daemon elasticd elasticd "$ELASTICD" --foreground --config "$D/etc/elasticd.toml"
+    wait_for elasticd 10 test -S "$D/run/elasticd.sock"
+  fi
+
   UP_OK=1
   log "all $NODES nodes idle, scheduler running, after $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.2f", b - a}') s"
   sinfo >&2
@@ -390,6 +404,29 @@ cmd_status() {
   return "$rc"
 }
 
+# elasticd for this cluster: short cycles and a small resize cost so that a demo or a test sees
+# growth within seconds (production defaults: etc/elasticd.toml).
+write_elasticd_config() {
+  local base="" a
+  for a in $PLUGIN_ARGS; do [[ $a == checkpoint_base=* ]] && base=${a#checkpoint_base=}; done
+  cat >"$D/etc/elasticd.toml" <<EOF
+[daemon]
+socket = "$D/run/elasticd.sock"
+state_dir = "$D/elasticd"
+log_file = "$D/log/elasticd.log"
+munge_socket = "$D/munge/munge.socket"
+[scheduler]
+policy = "elastic"
+cycle_interval = "1s"
+min_resize_interval = "5s"
+reconfig_penalty = 0.97
+resize_cost = "200ms"
+[cleanup]
+checkpoint_base = "${base:-/var/spool/slurm-elastic}"
+retention = "never"
+EOF
+}
+
 usage() {
   sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 1
@@ -397,7 +434,8 @@ usage() {
 
 main() {
   local cmd=${1:-}; (($#)) && shift
-  NODES=4 CPUS=4 D="" PLUGIN="" PLUGIN_ARGS="" USER_NAME=""
+  NODES=4 CPUS=4 D="" PLUGIN="" PLUGIN_ARGS="" USER_NAME="" ELASTICD=""
+  TOP=$(cd "$(dirname "$0")/.." && pwd)
   # Tests of clusters that cannot resize pass e.g. --scheduler-parameters batch_sched_delay=0.
   SCHED_PARAMS=permit_job_expansion,batch_sched_delay=0
   while (($#)); do
@@ -409,6 +447,7 @@ main() {
       --cpus-per-node) CPUS=${2:?}; shift 2 ;;
       --user) USER_NAME=${2:?}; shift 2 ;;
       --scheduler-parameters) SCHED_PARAMS=${2?}; shift 2 ;;
+      --elasticd) ELASTICD=$(realpath "${2:?}"); shift 2 ;;
       *) log "unknown argument: $1"; usage ;;
     esac
   done

@@ -1,13 +1,41 @@
 // Allocator context (sbatch, salloc): refuse bad flags before anything is queued and record
 // the settings in the job's control environment, where prolog/epilog see them as SPANK_ELASTIC_*.
+// Also the Slurm shell of resize_support.h, shared with the local context (srun).
+extern "C" {
+#include <slurm/slurm.h>
+}
+
+#include <errno.h>
+
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "spank/context.h"
+#include "spank/resize_support.h"
 
 namespace elastic::spank {
 
+int RefuseUnsupportedResize() {
+  bool inside_job = std::getenv("SLURM_JOB_ID") != nullptr;
+  bool is_sbatch = std::strcmp(program_invocation_short_name, "sbatch") == 0;
+  // Only --elastic submissions pay for the RPC; everything else returns here.
+  if (!ShouldCheckResizeSupport(Settings().elastic, inside_job, is_sbatch)) return 0;
+  slurm_conf_t* conf = nullptr;
+  // Controller unreachable: not our call to make, the submission itself fails with Slurm's error.
+  if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || conf == nullptr) return 0;
+  std::string error =
+      CheckResizeSupport(conf->sched_params ? conf->sched_params : "",
+                         conf->accounting_storage_type ? conf->accounting_storage_type : "");
+  slurm_free_ctl_conf(conf);
+  if (error.empty()) return 0;
+  slurm_error("%s", error.c_str());
+  return -1;
+}
+
 int AllocatorInitPostOpt(spank_t sp) {
   if (ValidateSubmission() != 0) return -1;
+  if (RefuseUnsupportedResize() != 0) return -1;
   for (const auto& [name, value] : TaskEnvironment(Settings())) {
     // SLURM_ELASTIC_EST -> ELASTIC_EST: Slurm adds its own SPANK_ / SLURM_SPANK_ prefixes.
     std::string control_name = name.substr(std::string("SLURM_").size());

@@ -9,6 +9,7 @@ extern "C" {
 #include <vector>
 
 #include "spank/context.h"
+#include "spank/resize_support.h"
 
 namespace elastic::spank {
 
@@ -101,7 +102,8 @@ __attribute__((visibility("default"))) int slurm_spank_init_post_opt(spank_t sp,
   return Guarded("slurm_spank_init_post_opt", [&] {
     switch (spank_context()) {
       case S_CTX_ALLOCATOR: return AllocatorInitPostOpt(sp);
-      case S_CTX_LOCAL: return LocalInitPostOpt(sp);
+      case S_CTX_LOCAL:  // srun outside a job creates one: the same refusal as sbatch
+        return LocalInitPostOpt(sp) != 0 ? -1 : RefuseUnsupportedResize();
       case S_CTX_REMOTE: return RemoteInitPostOpt(sp);
       default: return 0;
     }

@@ -45,6 +45,10 @@ int RemoteUserInit(spank_t sp) {
   // Values were parsed by the option callbacks in this process: only well-formed text remains.
   auto env = TaskEnvironment(Settings());
   if (!CheckpointDir().empty()) env.emplace_back("SLURM_ELASTIC_CHECKPOINT_DIR", CheckpointDir());
+  // Where `elastic-agent run` finds elasticd (the plugstack's elasticd_socket argument).
+  if (!env.empty() && !Args().elasticd_socket.empty()) {  // elastic jobs only
+    env.emplace_back("SLURM_ELASTIC_ELASTICD_SOCKET", Args().elasticd_socket);
+  }
   for (const auto& [name, value] : env) {
     if (spank_setenv(sp, name.c_str(), value.c_str(), 1) != ESPANK_SUCCESS) {
       slurm_error("elastic: cannot set %s for the job's tasks", name.c_str());

@@ -139,6 +139,19 @@ void WriteAll(int fd, const std::filesystem::path& path, std::string_view bytes)
   }
 }
 
+void WriteAt(int fd, const std::filesystem::path& path, std::uint64_t offset,
+             std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t written = pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      ThrowErrno(path, "write failed", errno);
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(written));
+    offset += static_cast<std::uint64_t>(written);
+  }
+}
+
 bool ReadAt(int fd, const std::filesystem::path& path, std::uint64_t offset, char* out,
             std::size_t size) {
   while (size > 0) {

@@ -51,6 +51,9 @@ TempFile CreateTempFile(const std::filesystem::path& dir, std::string_view final
 UniqueFd OpenRegularFile(const std::filesystem::path& path, std::uint64_t* size);
 
 void WriteAll(int fd, const std::filesystem::path& path, std::string_view bytes);
+// Writes all of `bytes` at `offset` (pwrite), leaving the file offset alone.
+void WriteAt(int fd, const std::filesystem::path& path, std::uint64_t offset,
+             std::string_view bytes);
 // Reads exactly `size` bytes at `offset`. Returns false if the file ends first (it shrank after
 // its size was taken); throws on an I/O error.
 bool ReadAt(int fd, const std::filesystem::path& path, std::uint64_t offset, char* out,

@@ -25,7 +25,16 @@ constexpr std::string_view kProgramUsage =
     "\n"
     "Commands:\n"
     "  train    train the configured model (see elastic-agent train --help)\n"
-    "  eval     test-set accuracy of the newest checkpoint (see elastic-agent eval --help)\n";
+    "  eval     test-set accuracy of the newest checkpoint (see elastic-agent eval --help)\n"
+    "  run      supervise an elastic job from its batch script (see elastic-agent run --help)\n";
+constexpr std::string_view kRunUsage =
+    "Usage: elastic-agent run --config FILE [--socket PATH]\n"
+    "\n"
+    "The supervisor of an elastic job; call it from the batch script of `sbatch --elastic`.\n"
+    "It registers the job with elasticd, runs `srun elastic-agent train --config FILE` on the\n"
+    "job's nodes and, when elasticd orders a resize, stops the step at a mini-batch boundary\n"
+    "(on-demand checkpoint), shrinks or grows the allocation and relaunches on the new nodes.\n"
+    "Exit status: 0 when training completed, else the failing step's status.\n";
 constexpr std::string_view kTrainUsage =
     "Usage: elastic-agent train --config FILE [--until-step S]\n"
     "\n"
@@ -111,6 +120,20 @@ Command ParseEval(const std::vector<std::string>& args) {
   return EvalArgs{values["config"].as<std::string>()};
 }
 
+Command ParseRun(const std::vector<std::string>& args) {
+  po::options_description options("Options", kHelpWidth);
+  options.add_options()("help,h", "show this help and exit")(
+      "config,c", po::value<std::string>()->required()->value_name("FILE"),
+      "job config (TOML), handed to every `elastic-agent train` step")(
+      "socket", po::value<std::string>()->value_name("PATH"),
+      "elasticd's socket (default: $SLURM_ELASTIC_ELASTICD_SOCKET from the plugin, else "
+      "/run/elasticd/elasticd.sock)");
+  po::variables_map values = Parse(args, options, "run");
+  if (values.count("help") != 0) return ShowText{Describe(kRunUsage, options)};
+  return RunArgs{values["config"].as<std::string>(),
+                 values.count("socket") ? values["socket"].as<std::string>() : ""};
+}
+
 }  // namespace
 
 std::string_view AgentVersion() { return ELASTIC_AGENT_VERSION; }
@@ -129,8 +152,9 @@ Command ParseCommandLine(const std::vector<std::string>& args) {
   if (command == args.end()) throw UsageError("missing command (see elastic-agent --help)");
   if (*command == "train") return ParseTrain({command + 1, args.end()});
   if (*command == "eval") return ParseEval({command + 1, args.end()});
+  if (*command == "run") return ParseRun({command + 1, args.end()});
   throw UsageError("unknown command \"" + *command +
-                   "\": expected train or eval (see elastic-agent --help)");
+                   "\": expected train, eval or run (see elastic-agent --help)");
 }
 
 }  // namespace elastic::agent

@@ -28,7 +28,13 @@ struct EvalArgs {
   std::string config_path;
 };
 
-using Command = std::variant<ShowText, TrainArgs, EvalArgs>;
+// `run --config F [--socket S]`: the supervisor inside a batch script.
+struct RunArgs {
+  std::string config_path;
+  std::string socket;  // empty: $SLURM_ELASTIC_ELASTICD_SOCKET, else elasticd's default
+};
+
+using Command = std::variant<ShowText, TrainArgs, EvalArgs, RunArgs>;
 
 // `args` are argv[1..]. A global option before the command applies to the program, after it to
 // the command (`elastic-agent train --help` shows train's help).

@@ -51,6 +51,18 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.String("model.name")) c.model.name = *v;
   if (auto v = reader.String("data.path")) c.data.path = *v;
   c.data.path = ResolvePath(c.data.path, base_dir);
+  if (auto v = reader.Integer("data.workers", 0, kMaxDataWorkers)) c.data.workers = *v;
+  if (auto v = reader.Integer("data.prefetch", 1, kMaxDataPrefetch)) c.data.prefetch = *v;
+  if (auto v = reader.String("data.augment")) {
+    if (*v == "none") {
+      c.data.augment = Augment::kNone;
+    } else if (*v == "flip") {
+      c.data.augment = Augment::kFlip;
+    } else {
+      reader.Fail("data.augment",
+                  "invalid value " + Quoted(*v) + ": expected \"none\" or \"flip\"");
+    }
+  }
 
   JobConfig::Train& t = c.train;
   if (auto v = reader.Integer("train.ests", 1, kMaxEsts)) t.ests = *v;
@@ -146,6 +158,8 @@ void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins) {
 }
 
 }  // namespace
+
+std::string_view ToString(Augment augment) { return augment == Augment::kFlip ? "flip" : "none"; }
 
 std::string_view ToString(Scaling scaling) {
   return scaling == Scaling::kLinear ? "linear" : "est";

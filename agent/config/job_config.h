@@ -43,12 +43,29 @@ inline constexpr std::int64_t kDefaultLogEvery = 10;
 inline constexpr std::int64_t kDefaultCheckpointEverySteps = 0;
 inline constexpr std::int64_t kMaxThreads = 256;
 
+// The shared data loaders of a rank (EasyScale §3.2): none of these change any result bit.
+inline constexpr std::int64_t kDefaultDataWorkers = 1;  // loader threads; 0 = in the trainer
+inline constexpr std::int64_t kMaxDataWorkers = 64;
+inline constexpr std::int64_t kDefaultDataPrefetch = 4;  // EST mini-batches prepared ahead
+inline constexpr std::int64_t kMaxDataPrefetch = 1024;
+
+// Data augmentation, drawn from each EST's own data stream (data.augment).
+enum class Augment {
+  kNone,  // "none": the normalised images as they are (the default)
+  kFlip,  // "flip": each sample mirrored left-right with probability 1/2
+};
+inline constexpr Augment kDefaultAugment = Augment::kNone;
+std::string_view ToString(Augment augment);
+
 struct JobConfig {
   struct Model {
     std::string name{kDefaultModel};
   } model;
   struct Data {
-    std::string path{kDefaultDataPath};  // absolute after loading (see LoadJobConfig)
+    std::string path{kDefaultDataPath};            // absolute after loading (see LoadJobConfig)
+    std::int64_t workers = kDefaultDataWorkers;    // loader threads shared by a rank's ESTs
+    std::int64_t prefetch = kDefaultDataPrefetch;  // bound of the rank's batch queue
+    Augment augment = kDefaultAugment;
   } data;
   struct Train {
     std::int64_t ests = kDefaultEsts;  // EasyScaleThreads: logical data-parallel workers

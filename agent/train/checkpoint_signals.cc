@@ -19,7 +19,7 @@ std::atomic<bool> stop_requested{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
 void RecordCheckpointSignal(int signal_number) {
-  if (signal_number == SIGTERM) {
+  if (signal_number == SIGTERM || signal_number == SIGUSR2) {
     stop_requested.store(true);
   } else {
     checkpoint_requested.store(true);
@@ -41,6 +41,7 @@ void Install(int signal_number) {
 void InstallCheckpointSignalHandlers() {
   Install(SIGUSR1);
   Install(SIGTERM);
+  Install(SIGUSR2);
 }
 
 CheckpointRequest TakeCheckpointRequest() {

@@ -1,9 +1,10 @@
-// GradientStash: flat per-EST gradient copies, their exchange between ranks and the reductions.
+// GradientStash: per-EST slots, their exchange between ranks, the running fold and reductions.
 #include "agent/train/gradient_stash.h"
 
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -12,15 +13,18 @@
 namespace elastic::agent {
 namespace {
 
-std::span<const float> FloatsOf(const torch::Tensor& flat) {
-  return {flat.data_ptr<float>(), static_cast<std::size_t>(flat.numel())};
+torch::Tensor FlatView(float* data, std::int64_t numel) {
+  return torch::from_blob(data, {numel}, torch::kFloat32);
 }
 
-// The gathered floats as one tensor (a copy: the vector dies with this call).
-torch::Tensor ToTensor(std::vector<float>& floats) {
-  return torch::from_blob(floats.data(), {static_cast<std::int64_t>(floats.size())},
-                          torch::kFloat32)
-      .clone();
+// Installs `value` (a fresh tensor shaped like `param`) as the gradient, reusing the existing
+// gradient tensor when there is one.
+void AssignGradient(torch::Tensor& param, const torch::Tensor& value) {
+  if (param.grad().defined()) {
+    param.mutable_grad().copy_(value);
+  } else {
+    param.mutable_grad() = value;
+  }
 }
 
 }  // namespace
@@ -29,19 +33,30 @@ GradientStash::GradientStash(std::vector<torch::Tensor> params, std::vector<std:
                              std::int64_t ests)
     : params_(std::move(params)),
       names_(std::move(names)),
-      slots_(static_cast<std::size_t>(ests)),
-      captured_(static_cast<std::size_t>(ests), false) {
-  for (const torch::Tensor& param : params_) numel_ += param.numel();
+      ests_(ests),
+      captured_(static_cast<std::size_t>(ests), false),
+      grad_version_(params_.size(), 0),
+      grad_impl_(params_.size(), nullptr) {
+  for (const torch::Tensor& param : params_) {
+    offsets_.push_back(numel_);
+    numel_ += param.numel();
+  }
 }
 
 void GradientStash::Capture(std::int64_t est_id) {
-  std::vector<torch::Tensor> flat;
-  flat.reserve(params_.size());
-  for (const torch::Tensor& param : params_) {
-    const torch::Tensor& grad = param.grad();
-    flat.push_back(grad.defined() ? grad.detach().reshape(-1) : torch::zeros({param.numel()}));
+  if (flat_.empty()) flat_.resize(static_cast<std::size_t>(ests_ * numel_));
+  float* slot = Slot(est_id);
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const torch::Tensor& grad = params_[i].grad();
+    float* out = slot + offsets_[i];
+    const auto bytes = static_cast<std::size_t>(params_[i].numel()) * sizeof(float);
+    if (!grad.defined()) {
+      std::memset(out, 0, bytes);
+      continue;
+    }
+    const torch::Tensor values = grad.detach().contiguous();
+    std::memcpy(out, values.data_ptr<float>(), bytes);
   }
-  slots_[static_cast<std::size_t>(est_id)] = torch::cat(flat);
   captured_[static_cast<std::size_t>(est_id)] = true;
 }
 
@@ -52,78 +67,130 @@ void GradientStash::RequireCaptured(EstRange range) const {
   }
 }
 
-void GradientStash::ExchangeSlots(Communicator& world, EstRange hosted) {
-  RequireCaptured(hosted);
-  std::vector<torch::Tensor> mine(slots_.begin() + hosted.begin, slots_.begin() + hosted.end);
-  torch::Tensor contribution = torch::cat(mine).contiguous();
-  std::vector<std::int64_t> counts;
-  std::vector<float> all = world.AllGather(FloatsOf(contribution), counts);
-  const std::int64_t ests = static_cast<std::int64_t>(slots_.size());
-  if (static_cast<std::int64_t>(all.size()) != ests * numel_) {
-    throw TrainingError("gradient exchange: gathered " + std::to_string(all.size()) +
-                        " floats: expected " + std::to_string(ests * numel_) + " (" +
-                        std::to_string(ests) + " ESTs x " + std::to_string(numel_) +
-                        " parameters); do all ranks run the same model and train.ests?");
-  }
-  torch::Tensor gathered = ToTensor(all);
-  for (std::int64_t est = 0; est < ests; ++est) {
-    slots_[static_cast<std::size_t>(est)] = gathered.narrow(0, est * numel_, numel_);
-    captured_[static_cast<std::size_t>(est)] = true;
+void GradientStash::RequireAccumulated(EstRange range) const {
+  if (accumulated_ != range) {
+    throw TrainingError("gradient reduction: ESTs " + ToString(accumulated_) +
+                        " were folded this step: expected " + ToString(range));
   }
 }
 
-void GradientStash::ReduceMeanIntoGradients() {
-  RequireCaptured({0, static_cast<std::int64_t>(slots_.size())});
+void GradientStash::ResetMarks() {
+  std::fill(captured_.begin(), captured_.end(), false);
+  accumulated_ = {};
+}
+
+void GradientStash::ExchangeSlots(Communicator& world, EstRange hosted) {
+  RequireCaptured(hosted);
+  std::span<const float> mine(Slot(hosted.begin), static_cast<std::size_t>(hosted.size() * numel_));
+  std::vector<std::int64_t> counts;
+  std::vector<float> all = world.AllGather(mine, counts);
+  if (static_cast<std::int64_t>(all.size()) != ests_ * numel_) {
+    throw TrainingError("gradient exchange: gathered " + std::to_string(all.size()) +
+                        " floats: expected " + std::to_string(ests_ * numel_) + " (" +
+                        std::to_string(ests_) + " ESTs x " + std::to_string(numel_) +
+                        " parameters); do all ranks run the same model and train.ests?");
+  }
+  flat_ = std::move(all);  // already in slot layout: no copy
+  std::fill(captured_.begin(), captured_.end(), true);
+}
+
+void GradientStash::FoldIntoGradients(float* partials, std::int64_t count) {
   torch::NoGradGuard no_grad;
-  torch::Tensor sum = slots_[0].clone();
-  for (std::size_t est = 1; est < slots_.size(); ++est) sum.add_(slots_[est]);
-  sum.div_(static_cast<double>(slots_.size()));
-  AssignGradients(sum);
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const std::int64_t n = params_[i].numel();
+    torch::Tensor sum = FlatView(partials + offsets_[i], n).clone();
+    for (std::int64_t k = 1; k < count; ++k)
+      sum.add_(FlatView(partials + k * numel_ + offsets_[i], n));
+    sum.div_(static_cast<double>(ests_));
+    AssignGradient(params_[i], sum.view_as(params_[i]));
+  }
+  ResetMarks();
+}
+
+void GradientStash::ReduceMeanIntoGradients() {
+  RequireCaptured({0, ests_});
+  FoldIntoGradients(flat_.data(), ests_);
 }
 
 void GradientStash::ReduceMeanRankOrder(Communicator& world, EstRange hosted) {
   RequireCaptured(hosted);
   torch::NoGradGuard no_grad;
-  torch::Tensor partial = slots_[static_cast<std::size_t>(hosted.begin)].clone();
-  for (std::int64_t est = hosted.begin + 1; est < hosted.end; ++est) {
-    partial.add_(slots_[static_cast<std::size_t>(est)]);
+  // The hosted slots folded in id order into .grad, as the running fold would have left them.
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const std::int64_t n = params_[i].numel();
+    torch::Tensor sum = FlatView(Slot(hosted.begin) + offsets_[i], n).clone();
+    for (std::int64_t est = hosted.begin + 1; est < hosted.end; ++est) {
+      sum.add_(FlatView(Slot(est) + offsets_[i], n));
+    }
+    params_[i].mutable_grad() = sum.view_as(params_[i]);
+  }
+  accumulated_ = hosted;
+  ReduceAccumulatedRankOrder(world, hosted);
+}
+
+void GradientStash::BeginAccumulation(std::int64_t est_id, bool first) {
+  if (first) {
+    for (torch::Tensor& param : params_) param.mutable_grad().reset();
+    accumulated_ = {est_id, est_id};
+  } else if (est_id != accumulated_.end || accumulated_.size() == 0) {
+    throw TrainingError("gradient fold: EST " + std::to_string(est_id) +
+                        " out of order after ESTs " + ToString(accumulated_));
+  }
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const torch::Tensor& grad = params_[i].grad();
+    grad_impl_[i] = grad.defined() ? grad.unsafeGetTensorImpl() : nullptr;
+    grad_version_[i] = grad.defined() ? static_cast<std::int64_t>(grad._version()) : -1;
+  }
+}
+
+void GradientStash::EndAccumulation(std::int64_t est_id) {
+  torch::NoGradGuard no_grad;
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    torch::Tensor& param = params_[i];
+    const torch::Tensor& grad = param.grad();
+    if (!grad.defined()) {
+      param.mutable_grad() = torch::zeros_like(param);
+    } else if (grad.unsafeGetTensorImpl() == grad_impl_[i] &&
+               static_cast<std::int64_t>(grad._version()) == grad_version_[i]) {
+      param.mutable_grad().add_(torch::zeros_like(param));  // untouched: the slot fold's + 0
+    }
+  }
+  accumulated_.end = est_id + 1;
+}
+
+void GradientStash::ReduceAccumulatedMean() {
+  RequireAccumulated({0, ests_});
+  // x / 1 == x exactly, and one EST always means W = 1 (no slot fold to agree with): skip a
+  // pass over every gradient.
+  if (ests_ > 1) {
+    torch::NoGradGuard no_grad;
+    for (torch::Tensor& param : params_) param.mutable_grad().div_(static_cast<double>(ests_));
+  }
+  ResetMarks();
+}
+
+void GradientStash::ReduceAccumulatedRankOrder(Communicator& world, EstRange hosted) {
+  RequireAccumulated(hosted);
+  std::vector<float> partial(static_cast<std::size_t>(numel_));
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const torch::Tensor values = params_[i].grad().detach().contiguous();
+    std::memcpy(partial.data() + offsets_[i], values.data_ptr<float>(),
+                static_cast<std::size_t>(values.numel()) * sizeof(float));
   }
   std::vector<std::int64_t> counts;
-  std::vector<float> all = world.AllGather(FloatsOf(partial), counts);
+  std::vector<float> all = world.AllGather(partial, counts);
   if (static_cast<std::int64_t>(all.size()) != world.size() * numel_) {
     throw TrainingError("gradient exchange (d0): gathered " + std::to_string(all.size()) +
                         " floats: expected " + std::to_string(world.size() * numel_));
   }
-  torch::Tensor partials = ToTensor(all);
-  torch::Tensor sum = partials.narrow(0, 0, numel_).clone();
-  for (int rank = 1; rank < world.size(); ++rank) {
-    sum.add_(partials.narrow(0, rank * numel_, numel_));
-  }
-  sum.div_(static_cast<double>(slots_.size()));
-  AssignGradients(sum);
-}
-
-void GradientStash::AssignGradients(const torch::Tensor& sum) {
-  std::int64_t offset = 0;
-  for (torch::Tensor& param : params_) {
-    torch::Tensor mean = sum.narrow(0, offset, param.numel()).view_as(param);
-    if (param.grad().defined()) {
-      param.mutable_grad().copy_(mean);
-    } else {
-      param.mutable_grad() = mean.clone();
-    }
-    offset += param.numel();
-  }
-  std::fill(captured_.begin(), captured_.end(), false);
+  FoldIntoGradients(all.data(), world.size());
 }
 
 std::string GradientStash::BucketMap() const {
   std::string map;
-  std::int64_t offset = 0;
   for (std::size_t i = 0; i < params_.size(); ++i) {
-    map +=
-        names_[i] + " " + std::to_string(offset) + " " + std::to_string(params_[i].numel()) + "\n";
-    offset += params_[i].numel();
+    map += names_[i] + " " + std::to_string(offsets_[i]) + " " +
+           std::to_string(params_[i].numel()) + "\n";
   }
   return map;
 }

@@ -210,9 +210,15 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
 
   TrainOutcome outcome;
   ProgressMeter meter(config.train.global_batch, trainer.completed_steps());
+  bool first_step_reported = false;
   while (trainer.completed_steps() < stop) {
     trainer.RunStep();
     const std::int64_t step = trainer.completed_steps();
+    // The supervisor measures a resize's pause up to this line (order -> first step done).
+    if (primary && !first_step_reported) {
+      out << kFirstStepMarker << step << std::endl;
+      first_step_reported = true;
+    }
     if (primary && config.train.log_every > 0 && step % config.train.log_every == 0) {
       meter.Print(out, step, trainer.last_loss());
     }

@@ -45,6 +45,14 @@ std::shared_ptr<Model> MakeSeededModel(const JobConfig& config) {
   return MakeModel(config.model.name);
 }
 
+std::unique_ptr<BatchQueue> MakeBatchQueue(const JobConfig& config, const Dataset& data,
+                                           EstRange hosted) {
+  const auto seed = static_cast<std::uint64_t>(config.train.seed);
+  return std::make_unique<BatchQueue>(
+      data, SampleOrder(data.size(), config.train.global_batch, seed), seed, config.est_batch(),
+      hosted, BatchQueue::Options{config.data.workers, config.data.prefetch, config.data.augment});
+}
+
 std::vector<std::string> ParameterNames(const Model& model) {
   std::vector<std::string> names;
   for (const auto& item : model.named_parameters()) names.push_back(item.key());
@@ -95,8 +103,8 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
       world_(world != nullptr ? world : owned_world_.get()),
       hosted_(HostedEsts(config.train.ests, world_->rank(), world_->size())),
       data_(CheckRunnable(config, std::move(data))),
-      order_(data_.size(), config.train.global_batch,
-             static_cast<std::uint64_t>(config.train.seed)),
+      fold_locally_(world_->size() == 1 || config.train.determinism == Determinism::kD0),
+      queue_(MakeBatchQueue(config, data_, hosted_)),
       model_(MakeSeededModel(config)),
       ests_(MakeHostedEsts(config, hosted_)),
       stash_(model_->parameters(), ParameterNames(*model_), config.train.ests) {
@@ -107,14 +115,21 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
 }
 
 double Trainer::RunStep() {
-  std::span<const std::int64_t> batch = order_.StepIndices(step_);
-  const std::int64_t est_batch = config_.est_batch();
   std::vector<float> hosted_losses;  // float32 losses, so the float is exact
   for (EstContext& est : ests_) {
-    auto shard = batch.subspan(static_cast<std::size_t>(est.id * est_batch),
-                               static_cast<std::size_t>(est_batch));
-    hosted_losses.push_back(static_cast<float>(RunEst(est, shard)));
-    stash_.Capture(est.id);
+    const MiniBatch batch = queue_->Next(step_, est.id);
+    if (fold_locally_) {
+      stash_.BeginAccumulation(est.id, /*first=*/est.id == hosted_.begin);
+    } else {
+      // set_to_none: every EST's backward writes fresh gradients, none accumulates onto another's.
+      model_->zero_grad(/*set_to_none=*/true);
+    }
+    hosted_losses.push_back(static_cast<float>(RunEst(est, batch)));
+    if (fold_locally_) {
+      stash_.EndAccumulation(est.id);
+    } else {
+      stash_.Capture(est.id);
+    }
   }
   // Every EST's loss on every rank, in EST-id order (contiguous blocks in rank order).
   std::vector<std::int64_t> counts;
@@ -127,28 +142,28 @@ double Trainer::RunStep() {
     throw TrainingError("step " + std::to_string(step_ + 1) + ": loss is " + std::to_string(loss) +
                         ": training diverged (try a smaller train.lr)");
   }
-  if (config_.train.determinism == Determinism::kD0) {
-    stash_.ReduceMeanRankOrder(*world_, hosted_);
-  } else {
-    stash_.ExchangeSlots(*world_, hosted_);
-    stash_.ReduceMeanIntoGradients();
-  }
+  ReduceGradients();
   optimizer_->step();
   ++step_;
   last_loss_ = loss;
   return loss;
 }
 
-double Trainer::RunEst(EstContext& est, std::span<const std::int64_t> shard) {
-  // from_blob borrows the indices; index_select copies the rows before the span goes stale.
-  torch::Tensor index = torch::from_blob(const_cast<std::int64_t*>(shard.data()),
-                                         {static_cast<std::int64_t>(shard.size())}, torch::kInt64);
-  torch::Tensor inputs = data_.images.index_select(0, index);
-  torch::Tensor targets = data_.labels.index_select(0, index);
-  // set_to_none: every EST's backward writes fresh gradients, none accumulates onto another's.
-  model_->zero_grad(/*set_to_none=*/true);
+void Trainer::ReduceGradients() {
+  if (config_.train.determinism == Determinism::kD0) {
+    stash_.ReduceAccumulatedRankOrder(*world_, hosted_);
+  } else if (fold_locally_) {
+    stash_.ReduceAccumulatedMean();  // W = 1: this rank folded all E ESTs in id order
+  } else {
+    stash_.ExchangeSlots(*world_, hosted_);
+    stash_.ReduceMeanIntoGradients();
+  }
+}
+
+double Trainer::RunEst(EstContext& est, const MiniBatch& batch) {
   EstRngScope rng(est);
-  torch::Tensor loss = torch::nn::functional::cross_entropy(model_->forward(inputs), targets);
+  torch::Tensor loss =
+      torch::nn::functional::cross_entropy(model_->forward(batch.inputs), batch.targets);
   loss.backward();
   return loss.item<double>();
 }

@@ -3,17 +3,19 @@
 // parameters and optimizer state. Includes LibTorch: only train_command.cc and tests include it.
 //
 // A step is: for each hosted EST in id order, forward/backward on its shard of the step's
-// global batch (chosen by EST id, independent of W) with its own RNG stream, stash the gradient;
-// exchange the stashes so every rank holds all E gradients; reduce them in EST order
-// (GradientStash); gather the per-EST losses and average them in EST order; one optimizer step,
-// the same on every rank, so the replicas stay identical. W = 1 runs the very same code.
+// global batch (chosen by EST id, independent of W; prepared ahead by the rank's shared loader
+// threads, BatchQueue) with its own RNG stream, stash the gradient; exchange the stashes so
+// every rank holds all E gradients; reduce them in EST order (GradientStash); gather the per-EST
+// losses and average them in EST order; one optimizer step, the same on every rank, so the
+// replicas stay identical. W = 1 folds each EST's gradient into the running sum as it appears
+// (the same float operations in the same order, without per-EST copies).
 // Determinism levels (docs/consistency.md): d1/d2 use the canonical EST-order reduction, d0 a
 // rank-order one whose bits depend on W.
 //
 // Checkpoints (trainer_state.cc): SaveState/RestoreState move everything a step depends on
-// (parameters, optimizer state, progress, the EST contexts, the bucket map) through named
-// records of the torch-free container in agent/checkpoint/, so a resumed run continues bit for
-// bit on any W.
+// (parameters, optimizer state, progress, the EST contexts, the bucket map, the loader queue)
+// through named records of the torch-free container in agent/checkpoint/, so a resumed run
+// continues bit for bit on any W.
 //
 // Errors: throws TrainingError; LibTorch failures surface as c10::Error (a std::exception);
 // PeerLostError from the Communicator. Not thread-safe. LibTorch's thread settings are
@@ -31,8 +33,8 @@
 #include "agent/checkpoint/fingerprint.h"
 #include "agent/comm/communicator.h"
 #include "agent/config/job_config.h"
+#include "agent/data/batch_queue.h"
 #include "agent/data/dataset.h"
-#include "agent/data/sample_order.h"
 #include "agent/model/model.h"
 #include "agent/train/est_context.h"
 #include "agent/train/est_placement.h"
@@ -81,7 +83,7 @@ class Trainer {
   // Collective: every rank calls it after the same step. Gathers every EST's context from the
   // rank hosting it and checks that this rank's parameters equal rank 0's (TrainingError if a
   // replica diverged). When `writer` is non-null (rank 0 only), adds the records "params",
-  // "optimizer", "progress", "buckets" and "est/<id>" for all E ESTs
+  // "optimizer", "progress", "buckets", "loader" and "est/<id>" for all E ESTs
   // (docs/checkpoint-format.md); the caller commits it. It must carry CheckpointFingerprint().
   void SaveState(CheckpointWriter* writer);
 
@@ -94,14 +96,19 @@ class Trainer {
  private:
   Trainer(const JobConfig& config, Dataset data, Communicator* world,
           std::unique_ptr<Communicator> owned_world);
-  double RunEst(EstContext& est, std::span<const std::int64_t> shard);
+  double RunEst(EstContext& est, const MiniBatch& batch);
+  void ReduceGradients();
+  std::string GatherLoaderRecord();
+  void RestoreLoader(const CheckpointReader& checkpoint);
 
   JobConfig config_;
   std::unique_ptr<Communicator> owned_world_;  // only for the single-process constructor
   Communicator* world_;
   EstRange hosted_;
   Dataset data_;
-  SampleOrder order_;
+  // W = 1 or d0: gradients fold in place as the ESTs run; else per-EST slots are exchanged.
+  bool fold_locally_;
+  std::unique_ptr<BatchQueue> queue_;
   std::shared_ptr<Model> model_;
   std::vector<EstContext> ests_;  // the ESTs this rank hosts (hosted_), in id order
   GradientStash stash_;

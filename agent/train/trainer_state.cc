@@ -61,9 +61,9 @@ void LoadArchive(const CheckpointReader& checkpoint, const char* record, const L
     load(archive);
   } catch (const c10::Error& e) {
     std::string what = e.what();
-    throw CheckpointError(checkpoint.path(), "record \"" + std::string(record) +
-                                                 "\" does not load: " +
-                                                 what.substr(0, what.find('\n')));
+    throw CheckpointError(
+        checkpoint.path(),
+        "record \"" + std::string(record) + "\" does not load: " + what.substr(0, what.find('\n')));
   }
 }
 
@@ -120,6 +120,10 @@ Fingerprint Trainer::CheckpointFingerprint() const {
   fingerprint.Add("threads", std::to_string(config_.train.threads));
   // The sample order is a permutation of the training set: another size, another order.
   fingerprint.Add("samples", std::to_string(data_.size()));
+  // Only when set, so checkpoints from before data.augment existed still match plain runs.
+  if (config_.data.augment != Augment::kNone) {
+    fingerprint.Add("augment", std::string(ToString(config_.data.augment)));
+  }
   for (const auto& item : model_->named_parameters()) {
     fingerprint.Add("param." + item.key(), ShapeText(item.value()));
   }
@@ -133,9 +137,8 @@ void Trainer::SaveState(CheckpointWriter* writer) {
   const std::string root_digest = BroadcastText(*world_, digest);
   if (digest != root_digest) {
     throw TrainingError("rank " + std::to_string(world_->rank()) + ": parameters after step " +
-                        std::to_string(step_) + " (sha256 " + digest +
-                        ") differ from rank 0's (" + root_digest +
-                        "): the replicas diverged; not writing a checkpoint");
+                        std::to_string(step_) + " (sha256 " + digest + ") differ from rank 0's (" +
+                        root_digest + "): the replicas diverged; not writing a checkpoint");
   }
   // An EST context is its generator state: raw bytes of the CPU generator's uint8 state tensor,
   // all of one size. Hosted blocks are contiguous in rank order, so the gather is in EST order.
@@ -153,23 +156,56 @@ void Trainer::SaveState(CheckpointWriter* writer) {
                         " bytes of EST contexts: expected " + std::to_string(config_.train.ests) +
                         " x " + std::to_string(state_size));
   }
+  std::string loader = GatherLoaderRecord();
   if (writer == nullptr) return;
   writer->Add(kParamsRecord, ArchiveBytes([this](auto& archive) { model_->save(archive); }));
-  writer->Add(kOptimizerRecord,
-              ArchiveBytes([this](auto& archive) { optimizer_->save(archive); }));
+  writer->Add(kOptimizerRecord, ArchiveBytes([this](auto& archive) { optimizer_->save(archive); }));
   writer->Add(kProgressRecord, ProgressText(step_, last_loss_));
   writer->Add(kBucketMapRecord, stash_.BucketMap());
+  writer->Add(std::string(kLoaderRecordName), std::move(loader));
   for (std::int64_t id = 0; id < config_.train.ests; ++id) {
     const auto* first = reinterpret_cast<const char*>(all.data()) + id * state_size;
     writer->Add(EstRecord(id), std::string(first, state_size));
   }
 }
 
+// Every rank's queue state (its hosted ESTs' lines), concatenated in rank order, which is EST
+// order: the "loader" record (collective; every rank gets it, rank 0 writes it).
+std::string Trainer::GatherLoaderRecord() {
+  const std::string mine = EncodeEstLoaderLines(queue_->Snapshot());
+  std::vector<std::int64_t> counts;
+  const std::vector<std::uint8_t> all = world_->AllGatherBytes(
+      std::span(reinterpret_cast<const std::uint8_t*>(mine.data()), mine.size()), counts);
+  return EncodeLoaderRecord(
+      step_, ToString(config_.data.augment),
+      std::string_view(reinterpret_cast<const char*>(all.data()), all.size()));
+}
+
+// The queue continues from the checkpoint's record: this rank takes its hosted ESTs' streams
+// and pending batches, whatever W wrote them. A checkpoint from before the record existed
+// resumes from the state an uninterrupted run has at its step (nothing pending).
+void Trainer::RestoreLoader(const CheckpointReader& checkpoint) {
+  const auto step = static_cast<std::int64_t>(checkpoint.step());
+  if (!checkpoint.Contains(kLoaderRecordName)) {
+    queue_->Restore(step, BatchQueue::StatesAtStep(static_cast<std::uint64_t>(config_.train.seed),
+                                                   hosted_, step));
+    return;
+  }
+  const LoaderExpectations expected{step, config_.train.ests, queue_->steps_per_epoch(),
+                                    ToString(config_.data.augment)};
+  std::vector<EstLoaderState> all;
+  if (std::string problem = DecodeLoaderRecord(checkpoint.Get(kLoaderRecordName), expected, &all);
+      !problem.empty()) {
+    throw CheckpointError(checkpoint.path(), "record \"loader\" " + problem);
+  }
+  queue_->Restore(
+      step, std::vector<EstLoaderState>(all.begin() + hosted_.begin, all.begin() + hosted_.end));
+}
+
 void Trainer::RestoreState(const CheckpointReader& checkpoint) {
   if (std::string mismatch = DescribeMismatch(checkpoint.fingerprint(), CheckpointFingerprint());
       !mismatch.empty()) {
-    throw ConfigError("checkpoint " + checkpoint.path().string() + ": cannot resume: " +
-                      mismatch);
+    throw ConfigError("checkpoint " + checkpoint.path().string() + ": cannot resume: " + mismatch);
   }
   const Progress progress = ParseProgress(checkpoint);
   // d1/d2 rebuild the gradient layout from the checkpoint's bucket map (here: require that it is
@@ -189,18 +225,17 @@ void Trainer::RestoreState(const CheckpointReader& checkpoint) {
       throw CheckpointError(checkpoint.path(),
                             "record \"" + EstRecord(est.id) + "\" has " +
                                 std::to_string(bytes.size()) + " bytes: expected " +
-                                std::to_string(est.rng_state.numel()) +
-                                " (a CPU generator state)");
+                                std::to_string(est.rng_state.numel()) + " (a CPU generator state)");
     }
     torch::Tensor state = torch::empty({est.rng_state.numel()}, torch::kUInt8);
     std::memcpy(state.data_ptr(), bytes.data(), bytes.size());
     rng_states.push_back(state);
   }
+  RestoreLoader(checkpoint);  // validates before anything below changes the trainer
   // Module::load assigns into the existing parameter tensors (Tensor::set_), so the optimizer
   // and the gradient stash keep referring to them.
   LoadArchive(checkpoint, kParamsRecord, [this](auto& archive) { model_->load(archive); });
-  LoadArchive(checkpoint, kOptimizerRecord,
-              [this](auto& archive) { optimizer_->load(archive); });
+  LoadArchive(checkpoint, kOptimizerRecord, [this](auto& archive) { optimizer_->load(archive); });
   for (std::size_t i = 0; i < ests_.size(); ++i) ests_[i].rng_state = rng_states[i];
   step_ = progress.step;
   last_loss_ = progress.loss;

@@ -1,4 +1,5 @@
-// elasticd start-up: log, state directory, credentials, socket, signals, loop; teardown always runs.
+// elasticd start-up (log, state directory and saved registry, credentials, socket, signals), its
+// event loop (requests, and one Slurm cycle every cycle_interval); teardown always runs.
 #include "scheduler/daemon/daemon.h"
 
 #include <fcntl.h>
@@ -9,13 +10,21 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <algorithm>
+#include <functional>
 #include <sstream>
 
+#include <boost/asio/steady_timer.hpp>
+
+#include "scheduler/daemon/checkpoint_cleanup.h"
 #include "scheduler/daemon/credential.h"
+#include "scheduler/daemon/daemon_cycle.h"
 #include "scheduler/daemon/daemon_state.h"
 #include "scheduler/daemon/log.h"
+#include "scheduler/daemon/registry_store.h"
 #include "scheduler/daemon/request_handler.h"
 #include "scheduler/daemon/socket_server.h"
+#include "scheduler/slurm/slurm_client.h"
 
 #ifndef ELASTIC_VERSION
 #error "ELASTIC_VERSION must be defined by the build"
@@ -68,6 +77,90 @@ void SignalReady(int& ready_fd) {
   }
 }
 
+CycleOptions CycleOptionsFrom(const DaemonConfig& config) {
+  CycleOptions options;
+  options.planner.min_resize_interval_s =
+      std::chrono::duration_cast<std::chrono::seconds>(config.min_resize_interval).count();
+  options.planner.reconfig_penalty = config.reconfig_penalty;
+  options.planner.resize_cost_s = std::chrono::duration<double>(config.resize_cost).count();
+  // backfill = Slurm alone: observe and report, never resize. The others grow by EasyScale's
+  // greedy rule (resize_planner.h); Rubick's live plan choice comes with its execution plans.
+  options.resize = config.policy != "backfill";
+  return options;
+}
+
+void SaveIfDirty(const DaemonConfig& config, DaemonState& state) {
+  if (!state.dirty) return;
+  try {
+    SaveRegistry(config.state_dir, state);
+    state.dirty = false;
+  } catch (const std::exception& e) {
+    Log(LogLevel::kError, std::string("cannot save the registry: ") + e.what());
+  }
+}
+
+// Every decision recorded since the log counter stood at `before`, into the daemon's log.
+void LogDecisionsSince(const DaemonState& state, std::uint64_t before) {
+  const std::uint64_t fresh =
+      std::min<std::uint64_t>(state.decisions_total - before, state.recent.size());
+  for (auto it = state.recent.end() - static_cast<std::ptrdiff_t>(fresh);
+       it != state.recent.end(); ++it) {
+    Log(LogLevel::kInfo, "job " + std::to_string(it->job_id) + " " + it->action + ": " +
+                             it->reason);
+  }
+}
+
+// Slurm's record of one job, for ownership checks on register.
+std::optional<policy::SlurmJob> LookupJob(std::uint32_t job_id) {
+  try {
+    for (policy::SlurmJob& job : slurm::ReadSlurmView().jobs) {
+      if (job.job_id == job_id) return std::move(job);
+    }
+  } catch (const std::exception& e) {
+    Log(LogLevel::kWarn, std::string("job lookup: ") + e.what());
+  }
+  return std::nullopt;
+}
+
+// One cycle: read Slurm, decide, write AdminComments, save, clean finished jobs' checkpoints.
+void Cycle(const DaemonConfig& config, DaemonState& state, std::int64_t& last_cleanup) {
+  policy::SlurmView view;
+  try {
+    view = slurm::ReadSlurmView();
+  } catch (const std::exception& e) {
+    Log(LogLevel::kWarn, std::string("cannot read Slurm's state, no decisions this cycle: ") +
+                             e.what());
+    return;
+  }
+  const std::uint64_t decided_before = state.decisions_total;
+  CycleResult result = RunCycle(state, view, CycleOptionsFrom(config));
+  LogDecisionsSince(state, decided_before);
+  for (const auto& [job_id, text] : result.admin_comments) {
+    std::string error = slurm::SetAdminComment(job_id, text);
+    if (!error.empty()) Log(LogLevel::kWarn, "job " + std::to_string(job_id) + ": " + error);
+  }
+  SaveIfDirty(config, state);
+  if (config.checkpoint_retention && view.now - last_cleanup >= 60) {
+    last_cleanup = view.now;
+    CleanupReport report = CleanFinishedCheckpoints(config.checkpoint_base, result.unfinished_jobs,
+                                                    view.now, *config.checkpoint_retention);
+    for (const std::string& path : report.removed) Log(LogLevel::kInfo, "removed " + path);
+    for (const std::string& error : report.errors) Log(LogLevel::kWarn, "cleanup: " + error);
+  }
+}
+
+void LoadSavedRegistry(const DaemonConfig& config, DaemonState& state) {
+  if (LoadRegistry(config.state_dir, state)) {
+    Log(LogLevel::kInfo, "registry restored: " + std::to_string(state.jobs.size()) +
+                             " elastic job(s) from " + config.state_dir + "/registry.json");
+  }
+  try {
+    state.admin_uids.insert(slurm::SlurmUserId());
+  } catch (const std::exception& e) {
+    Log(LogLevel::kWarn, std::string("SlurmUser unknown, only root is admin: ") + e.what());
+  }
+}
+
 }  // namespace
 
 int RunDaemon(const DaemonConfig& config, bool foreground) {
@@ -86,15 +179,36 @@ int RunDaemon(const DaemonConfig& config, bool foreground) {
     state.version = ELASTIC_VERSION;
     state.policy = config.policy;
     state.started_unix = NowUnix();
+    LoadSavedRegistry(config, state);
     auto codec = MakeMungeCodec(config.munge_socket);
 
     boost::asio::io_context io;
     SocketServer server(io, config.socket, [&](const std::string& line) {
       Authenticated who = codec->Decode(line);
       if (!who.ok()) Log(LogLevel::kWarn, "rejected request: " + who.error);
-      return HandleRequest(who, state, NowUnix());
+      const std::uint64_t decided_before = state.decisions_total;
+      std::string reply = HandleRequest(who, state, NowUnix(), LookupJob);
+      LogDecisionsSince(state, decided_before);
+      if (who.ok() && reply.rfind("{\"error\"", 0) == 0) {
+        Log(LogLevel::kWarn, "refused a request from uid " + std::to_string(who.uid) + ": " +
+                                 reply);
+      }
+      SaveIfDirty(config, state);
+      return reply;
     });
     server.Start();
+    std::int64_t last_cleanup = 0;
+    boost::asio::steady_timer timer(io);
+    std::function<void()> schedule = [&] {
+      timer.expires_after(config.cycle_interval);
+      timer.async_wait([&](boost::system::error_code ec) {
+        if (ec) return;
+        Cycle(config, state, last_cleanup);
+        schedule();
+      });
+    };
+    Cycle(config, state, last_cleanup);
+    schedule();
     boost::asio::signal_set signals(io, SIGINT, SIGTERM);
     signals.async_wait([&](boost::system::error_code ec, int signo) {
       if (!ec) Log(LogLevel::kInfo, "signal " + std::to_string(signo) + ": shutting down");

@@ -2,8 +2,10 @@
 #include "scheduler/daemon/daemon_config.h"
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 
+#include "scheduler/common/duration.h"
 #include "scheduler/common/toml_reader.h"
 
 namespace elastic::daemon {
@@ -54,11 +56,38 @@ DaemonConfig Read(TomlReader& reader) {
   }
   if (auto v = reader.Duration("scheduler.min_resize_interval")) config.min_resize_interval = *v;
   if (auto v = reader.Double("scheduler.reconfig_penalty", 0.0, 1.0)) config.reconfig_penalty = *v;
+  if (auto v = reader.Duration("scheduler.resize_cost")) config.resize_cost = *v;
+
+  if (auto v = reader.String("cleanup.checkpoint_base")) config.checkpoint_base = *v;
+  RequireAbsolute(reader, "cleanup.checkpoint_base", config.checkpoint_base, false);
+  if (auto v = reader.String("cleanup.retention")) {
+    auto retention = ParseRetention(*v);
+    if (!retention) {
+      reader.Fail("cleanup.retention", "invalid value \"" + *v +
+                                           "\": expected a duration such as \"7d\", \"12h\", "
+                                           "\"0s\", or \"never\"");
+    }
+    config.checkpoint_retention = *retention;
+  }
   reader.RejectUnknownKeys();
   return config;
 }
 
 }  // namespace
+
+std::optional<std::optional<std::chrono::seconds>> ParseRetention(std::string_view text) {
+  using Retention = std::optional<std::chrono::seconds>;
+  if (text == "never") return Retention(std::nullopt);
+  if (text.size() >= 2 && text.back() == 'd') {
+    // Days are not in the shared duration syntax; read "<n>d" as <n * 24>h.
+    auto hours = ParseDuration(std::string(text.substr(0, text.size() - 1)) + "h");
+    if (!hours || hours->count() > INT64_MAX / 24) return std::nullopt;
+    return Retention(std::chrono::duration_cast<std::chrono::seconds>(*hours * 24));
+  }
+  auto duration = ParseDuration(text);
+  if (!duration) return std::nullopt;
+  return Retention(std::chrono::duration_cast<std::chrono::seconds>(*duration));
+}
 
 DaemonConfig ParseDaemonConfig(const std::string& text, const std::string& source_name) {
   TomlReader reader = TomlReader::FromString(text, source_name);

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace elastic::daemon {
 
@@ -20,7 +22,20 @@ struct DaemonConfig {
   std::chrono::milliseconds cycle_interval{std::chrono::seconds(10)};
   std::chrono::milliseconds min_resize_interval{std::chrono::seconds(60)};
   double reconfig_penalty = 0.97;  // Rubick §5: resize only if (T - N*delta)/T >= this
+  // Rubick's delta: what one resize costs a job (checkpoint, resize, relaunch; measured ~2 s
+  // for the Fashion-MNIST job, see docs/evaluation.md).
+  std::chrono::milliseconds resize_cost{std::chrono::seconds(3)};
+  // [cleanup]
+  // Parent of the per-job checkpoint directories: the plugin's checkpoint_base argument.
+  std::string checkpoint_base = "/var/spool/slurm-elastic";
+  // How long a finished job's checkpoint directory is kept (0 = removed once Slurm no longer
+  // lists the job as unfinished); nullopt ("never"): elasticd never removes any.
+  std::optional<std::chrono::seconds> checkpoint_retention{std::chrono::hours(24 * 7)};
 };
+
+// "7d", "12h", "30m", "0s" (anything ParseDuration takes, plus whole days) or "never"
+// (nullopt in the outer optional). The outer nullopt means the text is invalid.
+std::optional<std::optional<std::chrono::seconds>> ParseRetention(std::string_view text);
 
 // Throws elastic::ConfigError naming file, line, key, value and expected form.
 DaemonConfig LoadDaemonConfig(const std::string& path);

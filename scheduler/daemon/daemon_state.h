@@ -1,33 +1,59 @@
-// What elasticd knows and reports: its registry of elastic jobs and recent decisions.
-// Plain data, owned by the daemon's single event-loop thread.
+// What elasticd knows and reports: its registry of elastic jobs, their orders in flight and
+// recent decisions. Plain data, owned by the daemon's single event-loop thread; saved to
+// state_dir after every change (registry_store.h) so a restart disturbs no job.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "scheduler/policy/slurm_view.h"
+
 namespace elastic::daemon {
+
+// A resize order sent to a job's supervisor (design.md §3); one generation per node set.
+struct ResizeOrder {
+  std::uint64_t generation = 0;
+  bool grow = false;
+  std::vector<std::string> target_nodes;   // the job's whole node set afterwards
+  std::vector<std::string> changed_nodes;  // grow: nodes to add; shrink: nodes to release
+  std::int64_t issued_unix = 0;
+  std::string reason;
+};
 
 struct JobRecord {
   std::uint32_t job_id = 0;
   uid_t uid = 0;
-  int nodes = 0;
+  std::vector<std::string> nodes;  // current node set (from Slurm, confirmed by the supervisor)
   int min_nodes = 0;
   int max_nodes = 0;
+  bool bounds_known = false;       // from the job_submit.lua record in AdminComment
   int ests = 0;
-  std::uint64_t generation = 0;
+  std::uint64_t generation = 1;
+  std::uint64_t last_order_generation = 0;  // orders only ever count up, even after a failure
   std::string plan = "auto";
   std::string sla_class = "best-effort";
+  std::optional<ResizeOrder> order;
+  std::string supervisor_state = "running";
+  std::string detail;              // the supervisor's last note
+  std::int64_t registered_unix = 0;
+  std::int64_t last_seen_unix = 0;
+  std::int64_t last_resize_unix = 0;  // 0 = never
+  int resizes = 0;
+  double last_pause_s = 0.0;       // order received -> first step on the new node set
+  bool comment_dirty = true;       // AdminComment must be rewritten
+  int node_count() const { return static_cast<int>(nodes.size()); }
 };
 
 struct Decision {
   std::int64_t unix_time = 0;
   std::uint32_t job_id = 0;
-  std::string action;  // grow, shrink, keep
+  std::string action;  // grow, shrink, resized, failed, held, registered, dropped
   std::string reason;
 };
 
@@ -36,9 +62,15 @@ struct DaemonState {
   std::string policy;
   std::int64_t started_unix = 0;
   std::set<uid_t> admin_uids{0};  // root, plus SlurmUser once known
-  std::vector<JobRecord> jobs;
+  std::vector<JobRecord> jobs;    // sorted by job id
   std::deque<Decision> recent;    // newest last, bounded by kMaxRecentDecisions
+  std::optional<policy::SlurmView> last_view;  // the latest cycle's view (not saved)
+  bool dirty = false;  // the registry changed since it was last saved
+  std::uint64_t decisions_total = 0;  // decisions ever recorded (the log keeps the newest)
   static constexpr std::size_t kMaxRecentDecisions = 100;
+
+  JobRecord* Find(std::uint32_t job_id);
+  void Record(std::int64_t now, std::uint32_t job_id, std::string action, std::string reason);
 };
 
 }  // namespace elastic::daemon

@@ -16,8 +16,16 @@ DecodedRequest DecodeRequest(std::string_view payload) {
     return {std::nullopt, "request has no \"op\" string"};
   }
   const std::string& name = op->get_ref<const std::string&>();
-  if (name == "status") return {Request{Op::kStatus, std::move(doc)}, {}};
-  return {std::nullopt, "unknown op \"" + name + "\": expected status"};
+  static const std::pair<const char*, Op> kOps[] = {{"status", Op::kStatus},
+                                                   {"register", Op::kRegister},
+                                                   {"poll", Op::kPoll},
+                                                   {"deregister", Op::kDeregister},
+                                                   {"resize", Op::kResize}};
+  for (const auto& [spelling, op_value] : kOps) {
+    if (name == spelling) return {Request{op_value, std::move(doc)}, {}};
+  }
+  return {std::nullopt,
+          "unknown op \"" + name + "\": expected status, register, poll, deregister or resize"};
 }
 
 std::string ErrorResponse(std::string_view message) {

@@ -16,7 +16,13 @@ namespace elastic::daemon {
 constexpr std::size_t kMaxRequestLineBytes = 64 * 1024;
 constexpr std::size_t kMaxPayloadBytes = 16 * 1024;
 
-enum class Op { kStatus };
+enum class Op {
+  kStatus,      // anyone: the caller's jobs (all for admins) and recent decisions
+  kRegister,    // a job's supervisor: this running job of mine is elastic
+  kPoll,        // a job's supervisor: my state; any order for me?
+  kDeregister,  // a job's supervisor: training is over
+  kResize,      // admin: order job J to N nodes now
+};
 
 struct Request {
   Op op = Op::kStatus;

@@ -75,14 +75,66 @@ double EasyScaleComputeRate(const Shape& shape, int ests) {
   return ests / best_f;  // Eq. 1d: sum N_i C_i - waste == maxP / f_overload
 }
 
-double Speedup(const JobProfile& profile, const Shape& shape, const Environment& env) {
+double PlanMemory(Plan plan, double memory_need, int devices) {
+  double states = 0.5 * memory_need;
+  double activations = 0.5 * memory_need;
+  if (plan == Plan::kGc || plan == Plan::kZeroGc) activations *= 0.5;
+  if (plan == Plan::kZeroDp || plan == Plan::kZeroGc) states /= std::max(devices, 1);
+  return states + activations;
+}
+
+bool PlanFits(Plan plan, double memory_need, int devices) {
+  return plan != Plan::kAuto && PlanMemory(plan, memory_need, devices) <= 1.0 + 1e-9;
+}
+
+std::string_view PlanName(Plan plan) {
+  switch (plan) {
+    case Plan::kDp: return "dp";
+    case Plan::kGc: return "gc";
+    case Plan::kZeroDp: return "zero-dp";
+    case Plan::kZeroGc: return "zero-dp+gc";
+    case Plan::kAuto: break;
+  }
+  return "auto";
+}
+
+namespace {
+
+double PlanSpeedup(const JobProfile& profile, Plan plan, const Shape& shape,
+                   const Environment& env) {
   double compute = EasyScaleComputeRate(shape, profile.ests);
   if (compute <= 0.0) return 0.0;
   int devices = 0;
   for (const auto& group : shape.groups) devices += group.second;
+  if (!PlanFits(plan, profile.memory_need, devices)) return 0.0;
+  double compute_time = 1.0 / compute;
+  if (plan == Plan::kGc || plan == Plan::kZeroGc) compute_time *= 4.0 / 3.0;
+  double volume = plan == Plan::kZeroDp || plan == Plan::kZeroGc ? 1.5 : 1.0;
   double bandwidth_factor = shape.nodes > 1 ? env.inter_node_slowdown : 1.0;
-  double comm = profile.comm_ratio * 2.0 * (devices - 1) / devices * bandwidth_factor;
-  return 1.0 / (1.0 / compute + comm);
+  double comm = profile.comm_ratio * volume * 2.0 * (devices - 1) / devices * bandwidth_factor;
+  return 1.0 / (compute_time + comm);
+}
+
+}  // namespace
+
+Plan BestPlan(const JobProfile& profile, const Shape& shape, const Environment& env) {
+  Plan best = Plan::kAuto;
+  double best_speed = 0.0;
+  for (Plan plan : kConcretePlans) {
+    double speed = PlanSpeedup(profile, plan, shape, env);
+    if (speed > best_speed) {
+      best = plan;
+      best_speed = speed;
+    }
+  }
+  return best;
+}
+
+double Speedup(const JobProfile& profile, const Shape& shape, const Environment& env) {
+  if (profile.plan != Plan::kAuto) return PlanSpeedup(profile, profile.plan, shape, env);
+  if (profile.memory_need <= 0.0) return PlanSpeedup(profile, Plan::kDp, shape, env);
+  Plan best = BestPlan(profile, shape, env);
+  return best == Plan::kAuto ? 0.0 : PlanSpeedup(profile, best, shape, env);
 }
 
 double CompactSpeedup(const JobProfile& profile, int devices, int devices_per_node,

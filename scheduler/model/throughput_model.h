@@ -22,10 +22,30 @@
 
 namespace elastic::model {
 
+// Execution plans (Rubick §3, §4.1-4.2) over data parallelism: gradient checkpointing (GC)
+// recomputes activations, ZeRO-DP partitions model states over the DP size. kAuto picks the
+// fastest plan that fits device memory for each allocation (Rubick's GetBestPlan).
+enum class Plan { kAuto, kDp, kGc, kZeroDp, kZeroGc };
+
 struct JobProfile {
   int ests = 1;             // EasyScale maxP: logical workers; the job never uses more GPUs
   double comm_ratio = 0.02;  // all-reduce time / single-GPU compute time per step (intra-node)
+  // Memory of one replica under plain DP, in device memories; 0 = every plan fits anywhere.
+  double memory_need = 0.0;
+  Plan plan = Plan::kAuto;  // a fixed plan (what the user submitted), or kAuto
+  // The plan the user submitted: a guaranteed job is owed its requested devices' speed under
+  // this plan (Rubick §5.1), even when it now runs a better one.
+  Plan submitted = Plan::kDp;
 };
+
+// Assumed plan costs (docs/simulator.md): half of memory_need is model states, half activations.
+// GC halves the activations and makes compute 4/3 as long (one extra forward pass); ZeRO-DP
+// divides the states by the device count and moves 1.5x the all-reduce volume (ZeRO paper).
+double PlanMemory(Plan plan, double memory_need, int devices);
+bool PlanFits(Plan plan, double memory_need, int devices);
+// The plans kAuto chooses among, cheapest first.
+inline constexpr Plan kConcretePlans[] = {Plan::kDp, Plan::kGc, Plan::kZeroDp, Plan::kZeroGc};
+std::string_view PlanName(Plan plan);
 
 struct Environment {
   double inter_node_slowdown = 4.0;  // B_intra / B_inter (Rubick §4.1 bottleneck bandwidth)
@@ -46,8 +66,12 @@ std::string_view DeviceTypeChoices();
 // EasyScale Eq. 1: best EST-to-GPU assignment's compute rate (maxP / f_overload); 0 if no devices.
 double EasyScaleComputeRate(const Shape& shape, int ests);
 
-// Speedup over one reference GPU (see file comment); 0 for an empty shape.
+// Speedup over one reference GPU (see file comment) with the profile's plan (kAuto: the best
+// that fits); 0 for an empty shape or when the plan does not fit in device memory.
 double Speedup(const JobProfile& profile, const Shape& shape, const Environment& env = {});
+
+// The fastest plan that fits `shape`; kAuto if none fits.
+Plan BestPlan(const JobProfile& profile, const Shape& shape, const Environment& env = {});
 
 // Speedup of `devices` reference GPUs packed onto nodes of `devices_per_node`.
 double CompactSpeedup(const JobProfile& profile, int devices, int devices_per_node,

@@ -61,7 +61,8 @@ class Planner {
  public:
   Planner(const ClusterState& cluster, const PolicyOptions& options, double now_s,
           std::vector<Working>& jobs, FreeLedger& ledger)
-      : cluster_(cluster), options_(options), now_s_(now_s), jobs_(jobs), ledger_(ledger) {}
+      : cluster_(cluster), options_(options), now_s_(now_s), jobs_(jobs), ledger_(ledger),
+        types_(DeviceTypes(cluster)) {}
 
   // The intra-job planner's top-K proposals for one job under the current free devices.
   std::vector<Proposal> Propose(size_t index) {
@@ -72,7 +73,7 @@ class Planner {
       return proposals;
     }
     int current = DeviceCount(job.allocation);
-    for (const std::string& type : DeviceTypes(cluster_)) {
+    for (const std::string& type : types_) {
       int free = ledger_.FreeDevicesOfType(type);
       for (int d : Increments(job, current)) {
         if (d > free) break;
@@ -154,6 +155,7 @@ class Planner {
   double now_s_;
   std::vector<Working>& jobs_;
   FreeLedger& ledger_;
+  std::vector<std::string> types_;  // computed once: scanning the nodes per proposal is slow
 };
 
 }  // namespace

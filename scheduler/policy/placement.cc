@@ -30,11 +30,42 @@ model::Shape ShapeOf(const ClusterState& cluster, const Allocation& allocation) 
 }
 
 FreeLedger::FreeLedger(const ClusterState& cluster) : cluster_(&cluster) {
+  types_ = DeviceTypes(cluster);
+  std::vector<int> largest(types_.size(), 0);
   for (const NodeState& node : cluster.nodes) {
     devices_.push_back(node.free_devices);
     cpus_.push_back(node.free_cpus);
     memory_mb_.push_back(node.free_memory_mb);
+    int type = static_cast<int>(std::find(types_.begin(), types_.end(), node.device_type) -
+                                types_.begin());
+    type_of_.push_back(type);
+    largest[type] = std::max({largest[type], node.devices, node.free_devices});
   }
+  free_of_type_.assign(types_.size(), 0);
+  buckets_.resize(types_.size());
+  for (size_t t = 0; t < types_.size(); ++t) buckets_[t].resize(largest[t] + 1);
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    free_of_type_[type_of_[i]] += std::max(devices_[i], 0);
+    buckets_[type_of_[i]][std::max(devices_[i], 0)].insert(static_cast<int>(i));
+  }
+}
+
+void FreeLedger::Rebucket(int node, int before) {
+  int type = type_of_[node];
+  std::vector<std::set<int>>& buckets = buckets_[type];
+  int after = std::max(devices_[node], 0);
+  before = std::max(before, 0);
+  free_of_type_[type] += after - before;
+  if (after == before) return;
+  buckets[before].erase(node);
+  if (after >= static_cast<int>(buckets.size())) buckets.resize(after + 1);
+  buckets[after].insert(node);
+}
+
+const std::vector<std::set<int>>* FreeLedger::Buckets(const std::string& device_type) const {
+  auto it = std::find(types_.begin(), types_.end(), device_type);
+  if (it == types_.end()) return nullptr;
+  return &buckets_[it - types_.begin()];
 }
 
 int FreeLedger::Available(int node, const JobState& job) const {
@@ -45,16 +76,15 @@ int FreeLedger::Available(int node, const JobState& job) const {
 }
 
 int FreeLedger::FreeDevicesOfType(const std::string& device_type) const {
-  int total = 0;
-  for (size_t i = 0; i < devices_.size(); ++i) {
-    if (cluster_->nodes[i].device_type == device_type) total += devices_[i];
-  }
-  return total;
+  auto it = std::find(types_.begin(), types_.end(), device_type);
+  return it == types_.end() ? 0 : free_of_type_[it - types_.begin()];
 }
 
 void FreeLedger::Take(const Allocation& delta, const JobState& job) {
   for (const Slice& slice : delta) {
+    int before = devices_[slice.node];
     devices_[slice.node] -= slice.devices;
+    Rebucket(slice.node, before);
     cpus_[slice.node] -= slice.devices * job.cpus_per_device;
     memory_mb_[slice.node] -= slice.devices * job.memory_mb_per_device;
   }
@@ -62,7 +92,9 @@ void FreeLedger::Take(const Allocation& delta, const JobState& job) {
 
 void FreeLedger::Give(const Allocation& delta, const JobState& job) {
   for (const Slice& slice : delta) {
+    int before = devices_[slice.node];
     devices_[slice.node] += slice.devices;
+    Rebucket(slice.node, before);
     cpus_[slice.node] += slice.devices * job.cpus_per_device;
     memory_mb_[slice.node] += slice.devices * job.memory_mb_per_device;
   }
@@ -78,10 +110,57 @@ std::vector<std::string> DeviceTypes(const ClusterState& cluster) {
   return types;
 }
 
+namespace {
+
+// PickDevices for a job with no per-device CPU or memory needs: free devices alone decide, so
+// the ledger's buckets answer best-fit and emptiest-first without scanning every node.
+std::optional<Allocation> PickByBuckets(const FreeLedger& ledger,
+                                        const std::vector<std::set<int>>& buckets,
+                                        const JobState& job, const ClusterState& cluster,
+                                        const std::string& device_type, int count) {
+  Allocation picked;
+  int remaining = count;
+  std::set<int> used;  // nodes already drained by the steps before
+  for (const Slice& held : job.allocation) {  // grow where the job already runs
+    if (cluster.nodes[held.node].device_type != device_type) continue;
+    int devices = std::min(ledger.FreeDevices(held.node), remaining);
+    used.insert(held.node);
+    if (devices <= 0) continue;
+    picked.push_back({held.node, devices});
+    remaining -= devices;
+  }
+  if (remaining <= 0) return Merge({}, picked);
+  for (size_t free = remaining; free < buckets.size(); ++free) {  // best fit
+    for (int node : buckets[free]) {
+      if (used.count(node)) continue;
+      picked.push_back({node, remaining});
+      return Merge({}, picked);
+    }
+  }
+  for (size_t free = buckets.size() - 1; free > 0 && remaining > 0; --free) {  // spread
+    for (int node : buckets[free]) {
+      if (remaining <= 0) break;
+      if (used.count(node)) continue;
+      int devices = std::min(static_cast<int>(free), remaining);
+      picked.push_back({node, devices});
+      remaining -= devices;
+    }
+  }
+  if (remaining > 0) return std::nullopt;
+  return Merge({}, picked);
+}
+
+}  // namespace
+
 std::optional<Allocation> PickDevices(const ClusterState& cluster, const FreeLedger& ledger,
                                       const JobState& job, const std::string& device_type,
                                       int count) {
   if (count <= 0) return std::nullopt;
+  if (job.cpus_per_device <= 0 && job.memory_mb_per_device <= 0) {
+    const std::vector<std::set<int>>* buckets = ledger.Buckets(device_type);
+    if (!buckets || ledger.FreeDevicesOfType(device_type) < count) return std::nullopt;
+    return PickByBuckets(ledger, *buckets, job, cluster, device_type, count);
+  }
   std::vector<int> available(cluster.nodes.size(), 0);
   for (size_t i = 0; i < cluster.nodes.size(); ++i) {
     if (cluster.nodes[i].device_type == device_type) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,23 @@ class FreeLedger {
   void Take(const Allocation& delta, const JobState& job);
   void Give(const Allocation& delta, const JobState& job);
 
+  // Nodes of a type bucketed by free devices (index = free count, each bucket ordered by node
+  // index), so placement finds best-fit and emptiest nodes without scanning the cluster.
+  // nullptr for an unknown type.
+  const std::vector<std::set<int>>* Buckets(const std::string& device_type) const;
+  int FreeDevices(int node) const { return devices_[node]; }
+
  private:
+  void Rebucket(int node, int before);
+
   const ClusterState* cluster_;
   std::vector<int> devices_;
   std::vector<int> cpus_;
   std::vector<std::int64_t> memory_mb_;
+  std::vector<int> type_of_;                            // node -> index into types_
+  std::vector<std::string> types_;
+  std::vector<int> free_of_type_;                       // per type
+  std::vector<std::vector<std::set<int>>> buckets_;     // per type, per free count
 };
 
 // Device types in order of first appearance among the nodes.

@@ -38,6 +38,9 @@ class Policy {
   // Whether elastic jobs may grow past their requested size (up to max_devices); EasyScale cannot
   // use more devices than ESTs, Rubick re-plans data parallelism and can.
   virtual bool GrowsBeyondRequest() const { return false; }
+  // Whether the policy re-chooses each job's execution plan for its allocation (Rubick's
+  // GetBestPlan, model::Plan::kAuto); otherwise jobs keep the plan they were submitted with.
+  virtual bool ReconfiguresPlans() const { return false; }
   // REQUIRES: cluster free counts already exclude every job's allocation; job ids are unique.
   virtual PolicyOutput Decide(const ClusterState& cluster, const std::vector<JobState>& jobs,
                               double now_s) const = 0;
@@ -48,7 +51,9 @@ struct PolicyOrError {
   std::string error;  // set when policy is null
 };
 
-// "backfill", "easyscale", "rubick" or "elastic"; anything else returns an error naming the accepted spellings.
+// "backfill", "easyscale", "rubick", "elastic", or Rubick's ablations "rubick-e" (plans only),
+// "rubick-r" (resources only), "rubick-n" (neither); anything else returns an error naming the
+// accepted spellings.
 PolicyOrError MakePolicy(std::string_view name, const PolicyOptions& options = {});
 std::string_view PolicyChoices();
 

@@ -88,6 +88,7 @@ class Engine {
     if (aware_) RigidFirst();
     Privileged();
     BySlope();
+    Consolidate();
     PolicyOutput output;
     if (head_) output.reservations.push_back(head_->reservation);
     std::vector<size_t> changed;
@@ -107,21 +108,21 @@ class Engine {
  private:
   // Decisions are applied one by one, so a job growing into devices another job gives back must
   // come after it: repeatedly emit the first change whose per-node growth fits what is free.
+  // Re-placed jobs (a resize may move a job) can form cycles (a takes b's old node while b takes
+  // a's); what never fits is dropped, leaving those jobs where they are, which is always valid.
   std::vector<size_t> ApplicableOrder(std::vector<size_t> changed) const {
     std::vector<int> free;
     for (const NodeState& node : cluster_.nodes) free.push_back(node.free_devices);
     std::vector<size_t> order;
     while (!changed.empty()) {
-      size_t pick = 0;  // if none fits (a cycle), emit in job order anyway
-      for (size_t k = 0; k < changed.size(); ++k) {
-        std::map<int, int> delta = Delta(work_[changed[k]]);
+      std::optional<size_t> fitting;
+      for (size_t k = 0; k < changed.size() && !fitting; ++k) {
         bool fits = true;
-        for (const auto& [node, devices] : delta) fits &= devices <= free[node];
-        if (fits) {
-          pick = k;
-          break;
-        }
+        for (const auto& [node, devices] : Delta(work_[changed[k]])) fits &= devices <= free[node];
+        if (fits) fitting = k;
       }
+      if (!fitting) break;
+      size_t pick = *fitting;
       for (const auto& [node, devices] : Delta(work_[changed[pick]])) free[node] -= devices;
       order.push_back(changed[pick]);
       changed.erase(changed.begin() + static_cast<long>(pick));
@@ -316,9 +317,9 @@ class Engine {
       }
     }
     Work& w = work_[i];
-    std::optional<Allocation> delta;
-    if (free_[type.name] >= devices) delta = PickDevices(cluster_, ledger_, w.s, type.name, devices);
-    if (!delta || !SetAllocation(i, Merge(w.s.allocation, *delta), undo)) {
+    std::optional<Allocation> next;
+    if (free_[type.name] >= devices) next = PlaceGrowth(w, type.name, devices);
+    if (!next || !SetAllocation(i, *next, undo)) {
       Rollback(undo);
       return false;
     }
@@ -334,6 +335,44 @@ class Engine {
                   type.name.c_str(), slope, victims);
     Note(i, text);
     return true;
+  }
+
+  double Speed(const Work& w, const Allocation& allocation) const {
+    return model::Speedup(w.s.profile, ShapeOf(cluster_, allocation), cluster_.environment);
+  }
+
+  // The job's whole allocation after `devices` more of `type`, placed by the model (Rubick §5.2:
+  // the curves see the inter-node bandwidth, so a job spread over nodes is slower). A running job
+  // is restarted by any resize (checkpoint-resume, §5.3), so besides growing in place it may be
+  // re-placed from scratch; the faster of the two wins (in place on ties). A growth that would
+  // not make a running job faster (it spreads the job) is refused.
+  std::optional<Allocation> PlaceGrowth(const Work& w, const std::string& type, int devices) {
+    std::optional<Allocation> delta = PickDevices(cluster_, ledger_, w.s, type, devices);
+    std::optional<Allocation> best;
+    if (delta) best = Merge(w.s.allocation, *delta);
+    if (!w.running()) return best;
+    std::optional<Allocation> moved = Replace(w, type, DeviceCount(w.s.allocation) + devices);
+    double current = Speed(w, w.s.allocation);
+    double best_speed = best ? Speed(w, *best) : 0.0;
+    if (moved && Speed(w, *moved) > best_speed + kEpsilon) {
+      best = moved;
+      best_speed = Speed(w, *moved);
+    }
+    if (!best || best_speed <= current + kEpsilon) return std::nullopt;
+    return best;
+  }
+
+  // A fresh placement of `count` devices of `type` for w, as if it gave its own back first.
+  std::optional<Allocation> Replace(const Work& w, const std::string& type, int count) {
+    for (const Slice& slice : w.s.allocation) {
+      if (cluster_.nodes[slice.node].device_type != type) return std::nullopt;
+    }
+    JobState fresh = w.s;
+    fresh.allocation.clear();
+    ledger_.Give(w.s.allocation, w.s);
+    std::optional<Allocation> whole = PickDevices(cluster_, ledger_, fresh, type, count);
+    ledger_.Take(w.s.allocation, w.s);
+    return whole;
   }
 
   void Note(size_t i, const std::string& text) {
@@ -494,6 +533,24 @@ class Engine {
     }
   }
 
+  // Re-places running elastic jobs spread over more nodes than needed onto fewer, when the
+  // speedup (Rubick §4.1: the inter-node bandwidth is the bottleneck) saves more time than the
+  // checkpoint-resume costs; a reconfiguration like any other, so §5.3's penalty applies.
+  void Consolidate() {
+    for (size_t i = 0; i < work_.size(); ++i) {
+      Work& w = work_[i];
+      if (!w.running() || !w.s.elastic || w.started || w.s.allocation.size() < 2) continue;
+      if (!MayResize(w)) continue;
+      std::optional<Allocation> moved = Replace(w, w.type, DeviceCount(w.s.allocation));
+      if (!moved || moved->size() >= w.s.allocation.size()) continue;
+      double before = Speed(w, w.s.allocation);
+      double after = Speed(w, *moved);
+      if (w.work / before - w.work / after <= options_.resize_cost_s) continue;
+      std::vector<Undo> undo;
+      if (SetAllocation(i, *moved, undo)) Note(i, "re-placed on fewer nodes");
+    }
+  }
+
   // The job's most valuable next step: pending -> start at its minimum on its best type;
   // running -> the increment (1, 2, 4, ... devices) with the highest speedup gain per device.
   std::optional<Growth> BestGrowth(size_t i) const {
@@ -568,7 +625,9 @@ class Engine {
 int MinResDevices(const JobState& job, double capability, int devices_per_node,
                   const PolicyOptions& options, const model::Environment& env) {
   if (!job.elastic) return job.requested_devices;
-  double owed = model::CompactSpeedup(job.profile, job.requested_devices,
+  model::JobProfile as_submitted = job.profile;
+  as_submitted.plan = job.profile.submitted;
+  double owed = model::CompactSpeedup(as_submitted, job.requested_devices,
                                       options.reference_devices_per_node, env);
   int per_node = std::max(devices_per_node, 1);
   for (int k = std::max(job.min_devices, 1); k < job.requested_devices; ++k) {
@@ -576,6 +635,17 @@ int MinResDevices(const JobState& job, double capability, int devices_per_node,
     if (model::Speedup(job.profile, shape, env) >= owed - kEpsilon) return k;
   }
   return job.requested_devices;
+}
+
+std::string_view RubickPolicy::Name() const {
+  if (backfill_aware_) return "elastic";
+  switch (variant_) {
+    case RubickVariant::kPlansOnly: return "rubick-e";
+    case RubickVariant::kResourcesOnly: return "rubick-r";
+    case RubickVariant::kNeither: return "rubick-n";
+    case RubickVariant::kFull: break;
+  }
+  return "rubick";
 }
 
 PolicyOutput RubickPolicy::Decide(const ClusterState& cluster, const std::vector<JobState>& jobs,

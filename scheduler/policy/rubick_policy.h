@@ -13,10 +13,16 @@
 //     starvation_threshold_s start first and may shrink others whatever the slopes (§5.2).
 //  3. Any resize of a running job (grow or shrink) needs (T - N*delta)/T >= 0.97 (§5.3), T = time
 //     since its start, N = its resizes including this one, delta = resize_cost_s.
-// Simplifications, stated: one resource dimension (devices; CPUs and memory only constrain
-// placement); a job uses one device type; best-effort minimum is min_devices (not 0: we never
-// preempt); slopes use compact placements; the execution plan is data parallelism only, so the
-// "plan" part of Rubick is the model's speedup (no -E/-R ablations yet).
+// Placement (Algorithm 1 lines 10-25, §5.2 "the curves capture ... when jobs become
+// distributed"): a grant is placed by the model, in place or re-placed from scratch (a resize
+// restarts the job anyway), whichever is faster, and a growth that would not speed the job up is
+// refused; after the round, jobs spread over more nodes than needed are re-placed compactly when
+// that saves more than the resize costs. Plans: model::Speedup picks the best plan per
+// allocation for jobs submitted with Plan::kAuto (the simulator fixes plans for variants that do
+// not reconfigure them), so minRes may be below the request when a better plan exists.
+// Simplifications, stated: devices are the one scheduled dimension (CPUs and memory only
+// constrain placement); a job uses one device type; best-effort minimum is min_devices (not 0:
+// we never preempt); slopes use compact placements.
 //
 // elastic (ours) = rubick + backfill-awareness: rigid jobs are scheduled first in queue order
 // (they may also reclaim elastic devices above minimum); the first rigid job that cannot start
@@ -31,19 +37,32 @@
 
 namespace elastic::policy {
 
+// Rubick's break-down variants (Rubick §7.3, Table 4). Resources: jobs are elastic (grow,
+// shrink, minRes); plans: each allocation runs the fastest plan that fits (model::Plan::kAuto).
+// Without resources jobs are rigid at their request; without plans they keep the plan they were
+// submitted with. The scheduling policy itself (quotas, SLA order, slopes, starvation) stays.
+enum class RubickVariant { kFull, kPlansOnly, kResourcesOnly, kNeither };
+
 class RubickPolicy : public Policy {
  public:
-  explicit RubickPolicy(const PolicyOptions& options, bool backfill_aware = false)
-      : options_(options), backfill_aware_(backfill_aware) {}
-  std::string_view Name() const override { return backfill_aware_ ? "elastic" : "rubick"; }
-  bool WantsElasticJobs() const override { return true; }
-  bool GrowsBeyondRequest() const override { return true; }
+  explicit RubickPolicy(const PolicyOptions& options, bool backfill_aware = false,
+                        RubickVariant variant = RubickVariant::kFull)
+      : options_(options), backfill_aware_(backfill_aware), variant_(variant) {}
+  std::string_view Name() const override;
+  bool WantsElasticJobs() const override {
+    return variant_ == RubickVariant::kFull || variant_ == RubickVariant::kResourcesOnly;
+  }
+  bool GrowsBeyondRequest() const override { return WantsElasticJobs(); }
+  bool ReconfiguresPlans() const override {
+    return variant_ == RubickVariant::kFull || variant_ == RubickVariant::kPlansOnly;
+  }
   PolicyOutput Decide(const ClusterState& cluster, const std::vector<JobState>& jobs,
                       double now_s) const override;
 
  private:
   PolicyOptions options_;
   bool backfill_aware_;
+  RubickVariant variant_;
 };
 
 // Ours, the default: Rubick plus EASY backfill-awareness for rigid jobs (see above).

@@ -33,7 +33,7 @@ int Run(int argc, char** argv) {
   description.add_options()("help,h", "show this help")(
       "trace", po::value(&trace_path)->required(), "trace CSV (job_id,submit_time_s,num_gpus,duration_s,...)")(
       "cluster", po::value(&cluster_spec)->required(), "NODESxDEVICES[:TYPE],... e.g. 32x8:a100,16x4:v100")(
-      "policy", po::value(&policy_name)->required(), "backfill | easyscale | rubick | elastic")(
+      "policy", po::value(&policy_name)->required(), "backfill | easyscale | rubick | elastic | rubick-e | rubick-r | rubick-n")(
       "seed", po::value(&options.seed)->default_value(1), "seed for per-job model parameters")(
       "json", po::value(&json_path), "write the result as JSON here")(
       "timeline", po::value(&timeline_path), "write an SVG timeline here")(
@@ -45,7 +45,9 @@ int Run(int argc, char** argv) {
       "guaranteed-fraction", po::value(&options.guaranteed_fraction)->default_value(0.5),
       "share of jobs in the guaranteed SLA class (hash of the job id)")(
       "quota-fraction", po::value(&options.quota_fraction)->default_value(0.5),
-      "share of the cluster given to tenants as guaranteed quota");
+      "share of the cluster given to tenants as guaranteed quota")(
+      "memory-need-max", po::value(&options.memory_need_max)->default_value(0.0),
+      "per-job replica memory in device memories, drawn in [0, this] (0: every plan fits)");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, description), vm);
   if (vm.count("help")) {

@@ -98,10 +98,13 @@ class Replay {
                                 : row.gpus;
       job.submit_time_s = static_cast<double>(row.submit_time_s);
       job.profile = {job.max_devices, CommRatioFor(row.id, options_)};
+      model::Plan user_plan = AssignPlan(row, job);
       job.expected_runtime_s = static_cast<double>(row.duration_s);
+      model::JobProfile as_submitted = job.profile;
+      as_submitted.plan = user_plan;
       live.remaining_work =
           static_cast<double>(row.duration_s) *
-          model::CompactSpeedup(job.profile, row.gpus, options_.reference_devices_per_node,
+          model::CompactSpeedup(as_submitted, row.gpus, options_.reference_devices_per_node,
                                 cluster_.environment);
       if (job.min_devices > largest) {
         result_.error = "elastic-sim: job " + row.id + " needs " +
@@ -117,6 +120,7 @@ class Replay {
       record.max_devices = job.max_devices;
       record.rigid = !job.elastic;
       record.guaranteed = job.sla_class == SlaClass::kGuaranteed;
+      record.plan = std::string(model::PlanName(user_plan));
       record.tenant = job.tenant;
       result_.jobs.push_back(record);
       index_[row.id] = i;
@@ -125,6 +129,43 @@ class Replay {
     return true;
   }
 
+  // Memory need, the user's plan, and (for policies that keep it) the fixed plan with the
+  // smallest size it fits at as the job's minimum. Returns the user's plan.
+  model::Plan AssignPlan(const TraceJob& row, JobState& job) const {
+    if (options_.memory_need_max <= 0.0) return model::Plan::kDp;
+    SimOptions draw = options_;
+    draw.min_comm_ratio = 0.0;
+    draw.max_comm_ratio = options_.memory_need_max;
+    draw.seed = options_.seed ^ kMemorySalt;
+    double need = CommRatioFor(row.id, draw);
+    // Largest need some plan (ZeRO-DP + GC) fits at the requested size: need*(0.5/d + 0.25) <= 1.
+    need = std::min(need, 1.0 / (0.5 / row.gpus + 0.25));
+    job.profile.memory_need = need;
+    std::vector<model::Plan> fitting;
+    for (model::Plan plan : model::kConcretePlans) {
+      if (model::PlanFits(plan, need, row.gpus)) fitting.push_back(plan);
+    }
+    model::Plan user = fitting[static_cast<size_t>(UnitHash(row.id, kPlanSalt) *
+                                                   static_cast<double>(fitting.size()))];
+    job.profile.submitted = user;
+    if (!policy_.ReconfiguresPlans()) job.profile.plan = user;
+    int smallest = job.requested_devices;
+    for (int d = job.requested_devices - 1; d >= 1; --d) {
+      bool fits = false;
+      for (model::Plan plan : model::kConcretePlans) {
+        if (job.profile.plan == model::Plan::kAuto || plan == job.profile.plan) {
+          fits |= model::PlanFits(plan, need, d);
+        }
+      }
+      if (!fits) break;
+      smallest = d;
+    }
+    job.min_devices = std::max(job.min_devices, smallest);
+    return user;
+  }
+
+  static constexpr std::uint64_t kMemorySalt = 0x6d656d6f;    // "memo"
+  static constexpr std::uint64_t kPlanSalt = 0x706c616e;      // "plan"
   static constexpr std::uint64_t kRigidSalt = 0x72696769;      // "rigi"
   static constexpr std::uint64_t kGuaranteedSalt = 0x67756172; // "guar"
 

@@ -36,6 +36,12 @@ struct SimOptions {
   // of the trace's guaranteed GPU-seconds, rounded down.
   double guaranteed_fraction = 0.5;
   double quota_fraction = 0.5;
+  // Execution plans (model::Plan): each job's replica memory is drawn uniformly in
+  // [0, memory_need_max] device memories by hashing (seed, id), capped so some plan fits at the
+  // requested size; the user's plan is a hashed pick among the plans that fit there, and the
+  // trace duration is its run time under that plan. Policies that reconfigure plans run the best
+  // plan per allocation; the others keep the user's plan (and sizes where it fits). 0: off.
+  double memory_need_max = 0.0;
   bool record_timeline = true;
 };
 
@@ -53,6 +59,7 @@ struct JobRecord {
   double first_reservation_s = policy::kNever;  // earliest reservation a policy gave it
   bool rigid = false;
   bool guaranteed = false;
+  std::string plan;  // the plan the user submitted (model::PlanName)
   std::string tenant;
 };
 

@@ -21,6 +21,9 @@ LocalCluster::~LocalCluster() { Stop(); }
 std::string LocalCluster::Start(const Options& options, bool& unavailable) {
   std::string script = std::string(ELASTIC_SOURCE_DIR) + "/contrib/local-cluster.sh";
   std::string command = ShellQuote(script) + " up --nodes " + std::to_string(options.nodes);
+  if (!options.scheduler_parameters.empty()) {
+    command += " --scheduler-parameters " + ShellQuote(options.scheduler_parameters);
+  }
   if (options.with_plugin) {
     // Checkpoint directories go under a private base, not the system-wide default.
     char base[] = "/tmp/elastic-ckpt-XXXXXX";
@@ -30,6 +33,10 @@ std::string LocalCluster::Start(const Options& options, bool& unavailable) {
     checkpoint_base_ = base;
     command += " --plugin " + ShellQuote(std::string(ELASTIC_BINARY_DIR) + "/spank/spank_elastic.so") +
                " --plugin-args " + ShellQuote("checkpoint_base=" + checkpoint_base_);
+  }
+  if (options.with_elasticd) {
+    command += " --elasticd " +
+               ShellQuote(std::string(ELASTIC_BINARY_DIR) + "/scheduler/daemon/elasticd");
   }
   // stdout carries only the export lines; the script's progress goes to stderr (kept in a file
   // so a failure can be shown).
@@ -106,9 +113,11 @@ LocalCluster* ClusterSuite::cluster_ = nullptr;
 std::string ClusterSuite::start_error_;
 bool ClusterSuite::unavailable_ = false;
 
-void ClusterSuite::SetUpTestSuite() {
+void ClusterSuite::SetUpTestSuite() { StartSuiteCluster({}); }
+
+void ClusterSuite::StartSuiteCluster(const LocalCluster::Options& options) {
   cluster_ = new LocalCluster();
-  start_error_ = cluster_->Start({}, unavailable_);
+  start_error_ = cluster_->Start(options, unavailable_);
 }
 
 void ClusterSuite::TearDownTestSuite() {

@@ -18,6 +18,9 @@ class LocalCluster {
   struct Options {
     int nodes = 4;
     bool with_plugin = true;  // load the freshly built spank_elastic.so
+    // slurm.conf SchedulerParameters; empty: the script's default (permit_job_expansion,...).
+    std::string scheduler_parameters;
+    bool with_elasticd = false;  // start the freshly built elasticd for this cluster too
   };
 
   LocalCluster() = default;
@@ -55,6 +58,8 @@ bool RunningUnderCi();
 class ClusterSuite : public ::testing::Test {
  protected:
   static void SetUpTestSuite();
+  // For suites that need a differently configured cluster: call from their own SetUpTestSuite.
+  static void StartSuiteCluster(const LocalCluster::Options& options);
   static void TearDownTestSuite();
   void SetUp() override;
   static LocalCluster& cluster() { return *cluster_; }

@@ -95,6 +95,26 @@ TEST_F(JobConfigTest, ReadsEveryKey) {
   EXPECT_EQ(c.checkpoint.every_steps, 5);
 }
 
+// The shared data loaders (data.workers, data.prefetch) never change results; data.augment
+// does, through each EST's own data stream.
+TEST_F(JobConfigTest, DataLoaderKeys) {
+  JobConfig defaults = Parse(DataLine());
+  EXPECT_EQ(defaults.data.workers, 1);
+  EXPECT_EQ(defaults.data.prefetch, 4);
+  EXPECT_EQ(defaults.data.augment, Augment::kNone);
+  JobConfig c = Parse(DataLine() + "workers = 0\nprefetch = 9\naugment = \"flip\"\n");
+  EXPECT_EQ(c.data.workers, 0);
+  EXPECT_EQ(c.data.prefetch, 9);
+  EXPECT_EQ(c.data.augment, Augment::kFlip);
+  EXPECT_EQ(ToString(c.data.augment), "flip");
+  EXPECT_EQ(ErrorOf(DataLine() + "workers = 65\n"),
+            "job.toml:3: data.workers: invalid value 65: expected an integer from 0 to 64");
+  EXPECT_EQ(ErrorOf(DataLine() + "prefetch = 0\n"),
+            "job.toml:3: data.prefetch: invalid value 0: expected an integer from 1 to 1024");
+  EXPECT_EQ(ErrorOf(DataLine() + "augment = \"crop\"\n"),
+            "job.toml:3: data.augment: invalid value \"crop\": expected \"none\" or \"flip\"");
+}
+
 TEST_F(JobConfigTest, LinearScalingIsTheTorchElasticComparisonMode) {
   JobConfig c = Parse(DataLine() +
                       "[train]\nests = 8\nglobal_batch = 256\nlr = 0.08\nscaling = \"linear\"\n");
@@ -137,8 +157,7 @@ TEST_F(JobConfigTest, EnvironmentOverridesTheFile) {
 TEST_F(JobConfigTest, PluginCheckpointDirIsUsedOnlyWhenTheFileNamesNone) {
   const Env plugin = {{"SLURM_ELASTIC_CHECKPOINT_DIR", "/spool/alice/42"}};
   EXPECT_EQ(Parse(DataLine(), plugin).checkpoint.dir, "/spool/alice/42");
-  EXPECT_EQ(Parse(DataLine() + "[checkpoint]\ndir = \"/mine\"\n", plugin).checkpoint.dir,
-            "/mine");
+  EXPECT_EQ(Parse(DataLine() + "[checkpoint]\ndir = \"/mine\"\n", plugin).checkpoint.dir, "/mine");
   EXPECT_EQ(Parse(DataLine()).checkpoint.dir, "");
 }
 

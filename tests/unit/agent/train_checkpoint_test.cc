@@ -9,13 +9,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <regex>
 #include <sstream>
 
 #include "agent/checkpoint/checkpoint_dir.h"
+#include "agent/checkpoint/checkpoint_error.h"
+#include "agent/checkpoint/checkpoint_reader.h"
+#include "agent/checkpoint/checkpoint_writer.h"
 #include "agent/common/errors.h"
 #include "agent/train/checkpoint_signals.h"
 #include "agent/train/train_command.h"
@@ -106,8 +112,7 @@ TEST(TrainCheckpoint, StoppedAndResumedRunEqualsUninterruptedOne) {
   // Files 0600, the directory the writer created 0700.
   EXPECT_EQ(fs::status(split.checkpoint.dir).permissions(), fs::perms::owner_all);
   for (const CheckpointFile& file : ListCheckpoints(split.checkpoint.dir)) {
-    EXPECT_EQ(fs::status(file.path).permissions(),
-              fs::perms::owner_read | fs::perms::owner_write);
+    EXPECT_EQ(fs::status(file.path).permissions(), fs::perms::owner_read | fs::perms::owner_write);
   }
 
   // Corrupt newest: the previous checkpoint is used with a warning, and the bits still agree.
@@ -122,6 +127,74 @@ TEST(TrainCheckpoint, StoppedAndResumedRunEqualsUninterruptedOne) {
             std::string::npos)
       << fallback.err;
   EXPECT_EQ(FormatFinalLine(fallback.outcome), FormatFinalLine(uninterrupted.outcome));
+}
+
+// EasyScale Fig. 7: a checkpoint taken while the loaders hold batches of later steps records
+// them; the resumed run, with another loader count and prefetch depth, rebuilds exactly those
+// batches (augmented with the ESTs' own draws) and ends with the uninterrupted run's bits.
+TEST(TrainCheckpoint, CheckpointWithPendingBatchesResumesBitForBit) {
+  elastic::testing::TempDir dir;
+  JobConfig split = SmallJob(dir.path(), "split");
+  split.data.augment = Augment::kFlip;
+  split.data.workers = 3;
+  split.data.prefetch = 6;
+  JobConfig whole = SmallJob(dir.path(), "whole");
+  whole.data.augment = Augment::kFlip;
+  Train(split, 5);
+  const CheckpointReader checkpoint =
+      CheckpointReader::Open(fs::path(split.checkpoint.dir) / "ckpt-0000000005.elck");
+  // 4 ESTs, 6 dispatched: step 5 for every EST, step 6 for ESTs 0 and 1 (4 steps an epoch).
+  const std::string& loader = checkpoint.Get("loader");
+  EXPECT_EQ(loader.substr(0, loader.find("est=")), "loader=1\nstep=5\naugment=flip\n");
+  EXPECT_EQ(std::count(loader.begin(), loader.end(), '\n'), 3 + 4 + 6) << loader;
+  EXPECT_NE(loader.find("pending=6 1 "), std::string::npos) << loader;
+  split.data.workers = 1;
+  split.data.prefetch = 1;
+  const TrainRun resumed = Train(split);
+  EXPECT_EQ(resumed.outcome.params_sha256, Train(whole).outcome.params_sha256);
+}
+
+// Rewrites checkpoint `path` (valid CRCs) with its "loader" record passed through `edit`
+// (nullopt: left out, as checkpoints from before the record existed).
+void RewriteLoaderRecord(const fs::path& path, std::uint64_t step,
+                         const std::function<std::optional<std::string>(std::string)>& edit) {
+  const CheckpointReader original = CheckpointReader::Open(path);
+  CheckpointWriter writer(original.fingerprint());
+  for (const std::string& name : original.Names()) {
+    std::optional<std::string> payload = original.Get(name);
+    if (name == "loader") payload = edit(*payload);
+    if (payload) writer.Add(name, *payload);
+  }
+  writer.Commit(path.parent_path(), step);
+}
+
+TEST(TrainCheckpoint, MismatchedLoaderRecordIsRefusedAndAMissingOneRebuilt) {
+  elastic::testing::TempDir dir;
+  JobConfig config = SmallJob(dir.path());
+  const std::string uninterrupted = Train(SmallJob(dir.path(), "whole")).outcome.params_sha256;
+  Train(config, 3);
+  const fs::path path = fs::path(config.checkpoint.dir) / "ckpt-0000000003.elck";
+  auto refusal = [&](const std::string& from, const std::string& to) {
+    RewriteLoaderRecord(path, 3, [&](std::string text) -> std::optional<std::string> {
+      return text.replace(text.find(from), from.size(), to);
+    });
+    try {
+      Train(config);
+    } catch (const CheckpointError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string prefix = "checkpoint " + path.string() + ": record \"loader\" ";
+  EXPECT_EQ(refusal("step=3", "step=2"), prefix + "is for step 2 but the checkpoint is at step 3");
+  EXPECT_EQ(refusal("step=2\naugment=none\n", "step=3\naugment=none\nbogus\n"),
+            prefix + "unexpected line 4 \"bogus\"");
+  EXPECT_EQ(refusal("loader=1", "loader=9"),
+            prefix + "has version 9: this elastic-agent reads version 1");
+  // Without the record (a checkpoint from before it existed) the state is rebuilt from the
+  // step: nothing was pending then that the stream cannot give again.
+  RewriteLoaderRecord(path, 3, [](std::string) -> std::optional<std::string> { return {}; });
+  EXPECT_EQ(Train(config).outcome.params_sha256, uninterrupted);
 }
 
 TEST(TrainCheckpoint, IncompatibleConfigIsRefusedNamingTheDifference) {

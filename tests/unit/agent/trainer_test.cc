@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
@@ -50,6 +51,26 @@ TEST(Trainer, SameSeedSameBitsDifferentSeedDifferentBits) {
   EXPECT_EQ(TrainedSha(SmallConfig(1), 5), first);
   EXPECT_NE(TrainedSha(SmallConfig(2), 5), first);
   EXPECT_NE(TrainedSha(SmallConfig(1), 4), first);
+}
+
+TEST(Trainer, LoaderThreadsAndPrefetchDepthChangeNoBit) {
+  for (Augment augment : {Augment::kNone, Augment::kFlip}) {
+    JobConfig config = SmallConfig(1);
+    config.data.augment = augment;
+    config.data.workers = 1;
+    config.data.prefetch = 1;
+    const std::string reference = TrainedSha(config, 5);
+    config.data.workers = 3;
+    EXPECT_EQ(TrainedSha(config, 5), reference) << ToString(augment) << " workers 1 vs 3";
+    config.data.prefetch = 4;
+    EXPECT_EQ(TrainedSha(config, 5), reference) << ToString(augment) << " prefetch 1 vs 4";
+    config.data.workers = 0;
+    EXPECT_EQ(TrainedSha(config, 5), reference) << ToString(augment) << " no loader threads";
+  }
+  // The comparison can fail: augmentation changes the batches, hence the bits.
+  JobConfig flip = SmallConfig(1);
+  flip.data.augment = Augment::kFlip;
+  EXPECT_NE(TrainedSha(flip, 5), TrainedSha(SmallConfig(1), 5));
 }
 
 TEST(Trainer, LossFallsOnLearnableData) {
@@ -142,8 +163,8 @@ TEST(EstContext, DropoutMasksBelongToTheEstNotToItsPlacement) {
       EXPECT_TRUE(torch::equal(one_rank[id][turn], two_ranks[id][turn])) << id << "/" << turn;
       EXPECT_TRUE(torch::equal(one_rank[id][turn], three_ranks[id][turn])) << id << "/" << turn;
     }
-    EXPECT_FALSE(torch::equal(one_rank[id][0], one_rank[id][1])) << "EST " << id
-                                                                 << " repeated its mask";
+    EXPECT_FALSE(torch::equal(one_rank[id][0], one_rank[id][1]))
+        << "EST " << id << " repeated its mask";
   }
   for (std::int64_t a = 0; a < 4; ++a) {
     for (std::int64_t b = a + 1; b < 4; ++b) {
@@ -231,6 +252,43 @@ TEST(GradientStash, RankOrderFoldSumsPartialsPerRank) {
   stash.Capture(3);
   stash.ReduceMeanRankOrder(world, {2, 4});
   EXPECT_TRUE(torch::equal(w.grad(), torch::tensor({(1e8f + (1.0f + -1e8f)) / 4.0f})));
+}
+
+// The running fold (W = 1: autograd adds each EST's gradient onto .grad) and the slot fold
+// (W > 1) give the same bits, including the sign of zero and parameters an EST did not use.
+TEST(GradientStash, RunningFoldEqualsSlotFoldBitForBit) {
+  const std::vector<std::vector<float>> grads = {{1e8f, -0.0f}, {1.0f, -0.0f}, {-1e8f, -0.0f}};
+  auto make = [] { return torch::zeros({2}, torch::requires_grad()); };
+  torch::Tensor a = make(), unused_a = make();
+  GradientStash slots({a, unused_a}, {"a", "u"}, 3);
+  torch::Tensor b = make(), unused_b = make();
+  GradientStash fold({b, unused_b}, {"a", "u"}, 3);
+  for (std::int64_t est = 0; est < 3; ++est) {
+    a.mutable_grad() = torch::tensor(grads[est]);
+    // Only EST 0 reaches the second parameter, with a -0: the others count as +0.
+    unused_a.mutable_grad() = est == 0 ? torch::tensor({-0.0f, 2.0f}) : torch::Tensor();
+    slots.Capture(est);
+    fold.BeginAccumulation(est, est == 0);
+    if (est == 0) {
+      b.mutable_grad() = torch::tensor(grads[est]);
+      unused_b.mutable_grad() = torch::tensor({-0.0f, 2.0f});
+    } else {
+      b.mutable_grad().add_(torch::tensor(grads[est]));  // what AccumulateGrad does
+    }
+    fold.EndAccumulation(est);
+  }
+  slots.ReduceMeanIntoGradients();
+  fold.ReduceAccumulatedMean();
+  auto bits = [](const torch::Tensor& t) { return t.contiguous().view(torch::kInt32); };
+  EXPECT_TRUE(torch::equal(bits(a.grad()), bits(b.grad())));
+  EXPECT_TRUE(torch::equal(bits(unused_a.grad()), bits(unused_b.grad())));
+  // -0 + (+0) is +0: an EST that did not reach a parameter still adds its zero.
+  EXPECT_FALSE(std::signbit(unused_b.grad()[0].item<float>()));
+  // ESTs out of order cannot fold.
+  fold.BeginAccumulation(0, true);
+  fold.EndAccumulation(0);
+  EXPECT_THROW(fold.BeginAccumulation(2, false), std::runtime_error);
+  EXPECT_THROW(fold.ReduceAccumulatedMean(), std::runtime_error);
 }
 
 TEST(GradientStash, BucketMapListsParametersWithOffsets) {

@@ -7,6 +7,7 @@
 #include "agent/checkpoint/checkpoint_error.h"
 #include "agent/checkpoint/checkpoint_reader.h"
 #include "agent/checkpoint/checkpoint_writer.h"
+#include "agent/checkpoint/crc32.h"
 #include "agent/checkpoint/format.h"
 #include "tests/common/temp_dir.h"
 #include "tests/unit/checkpoint/checkpoint_test_util.h"
@@ -63,6 +64,55 @@ TEST(CheckpointFormatTest, RoundTripKeepsNamesOrderPayloadsStepAndFingerprint) {
   EXPECT_TRUE(reader.Contains("est/0"));
   EXPECT_FALSE(reader.Contains("meta"));
   EXPECT_NO_THROW(CheckpointReader::Validate(path));
+}
+
+// The carry-less-multiply CRC is zlib's CRC: every length around the 16/64-byte block edges,
+// every alignment, continuing from arbitrary CRCs.
+TEST(Crc32Test, FastPathEqualsZlibForEveryLengthAndAlignment) {
+  const std::string bytes = RandomBytes(1200, 3);
+  int checked = 0;
+  for (std::size_t offset = 0; offset < 16; ++offset) {
+    for (std::size_t size = 0; size + offset <= 1100; ++size) {
+      const auto start = static_cast<std::uint32_t>(size * 2654435761u + offset);
+      ASSERT_EQ(checkpoint::Crc32(start, bytes.data() + offset, size),
+                checkpoint::Crc32Portable(start, bytes.data() + offset, size))
+          << "offset " << offset << " size " << size;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 17000);
+  // The standard check value: CRC-32 of "123456789".
+  EXPECT_EQ(checkpoint::Crc32(0, "123456789"), 0xcbf43926u);
+  const std::string big = RandomBytes(1 << 20, 4);
+  EXPECT_EQ(checkpoint::Crc32(0, big), checkpoint::Crc32Portable(0, big.data(), big.size()));
+}
+
+// Large payloads take the streamed path (header CRC patched in afterwards, no copy for a
+// borrowed payload); the file is byte for byte the one the buffered path writes, and damage in
+// the middle of a streamed payload is caught like any other.
+TEST(CheckpointFormatTest, StreamedAndBorrowedPayloadsWriteTheSameBytes) {
+  elastic::testing::TempDir dir;
+  const std::string big = RandomBytes((9 << 20) + 13, 5);
+  const std::string small = RandomBytes(300, 6);
+  CheckpointWriter owned(SampleFingerprint());
+  owned.Add("small", std::string(small));
+  owned.Add("params", std::string(big));
+  owned.Add("tail", "x");
+  CheckpointWriter borrowed(SampleFingerprint());
+  borrowed.AddView("small", small);
+  borrowed.AddView("params", big);
+  borrowed.Add("tail", "x");
+  const std::string owned_bytes = ReadFile(owned.Commit(dir.path() / "a", 1));
+  const std::filesystem::path path = borrowed.Commit(dir.path() / "b", 1);
+  EXPECT_EQ(ReadFile(path), owned_bytes);
+  CheckpointReader reader = CheckpointReader::Open(path);
+  EXPECT_EQ(reader.Get("params"), big);
+  EXPECT_EQ(reader.Get("small"), small);
+  EXPECT_THROW(borrowed.AddView("params", small), CheckpointError);  // repeated name
+
+  testing_util::PatchByte(path, owned_bytes.size() / 2,
+                          static_cast<char>(owned_bytes[owned_bytes.size() / 2] ^ 1));
+  EXPECT_NE(ExpectRejected(path).find("record 2 (\"params\"): CRC mismatch"), std::string::npos);
 }
 
 TEST(CheckpointFormatTest, CheckpointWithNoRecordsRoundTrips) {

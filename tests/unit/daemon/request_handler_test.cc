@@ -1,19 +1,48 @@
-// Tests for request decoding and dispatch: malformed input, auth failures, per-user visibility.
+// Tests for request decoding and dispatch: malformed input, auth failures, per-user visibility,
+// the supervisor's register/poll (ownership checked against Slurm's record), orders and their
+// outcome, and the admin-only resize.
 #include "scheduler/daemon/request_handler.h"
 
 #include <gtest/gtest.h>
 
+#include "scheduler/daemon/order_builder.h"
 #include "scheduler/daemon/protocol.h"
 
 namespace elastic::daemon {
 namespace {
 
-nlohmann::json Call(DaemonState& state, uid_t uid, const std::string& payload) {
+nlohmann::json Call(DaemonState& state, uid_t uid, const std::string& payload,
+                    const JobLookup& lookup = {}) {
   Authenticated who;
   who.uid = uid;
   who.gid = uid;
   who.payload = payload;
-  return nlohmann::json::parse(HandleRequest(who, state, 1'000));
+  return nlohmann::json::parse(HandleRequest(who, state, 1'000, lookup));
+}
+
+JobRecord Job(std::uint32_t id, uid_t uid, std::vector<std::string> nodes, int min, int max) {
+  JobRecord job;
+  job.job_id = id;
+  job.uid = uid;
+  job.nodes = std::move(nodes);
+  job.min_nodes = min;
+  job.max_nodes = max;
+  job.bounds_known = true;
+  return job;
+}
+
+// Slurm's view: job 11 of uid 1001 running on n1 with the job_submit.lua bounds record.
+std::optional<policy::SlurmJob> SlurmJob11(std::uint32_t id) {
+  if (id != 11) return std::nullopt;
+  policy::SlurmJob job;
+  job.job_id = 11;
+  job.uid = 1001;
+  job.state = policy::SlurmJobState::kRunning;
+  job.nodes = {"n1"};
+  job.batch_host = "n1";
+  job.partition = "main";
+  job.admin_comment = "elastic:nodes=0/1-4";
+  return job;
 }
 
 DaemonState StateWithTwoUsers() {
@@ -21,8 +50,8 @@ DaemonState StateWithTwoUsers() {
   state.version = "9.9";
   state.policy = "elastic";
   state.started_unix = 900;
-  state.jobs.push_back({.job_id = 11, .uid = 1001, .nodes = 2, .min_nodes = 1, .max_nodes = 4});
-  state.jobs.push_back({.job_id = 12, .uid = 1002, .nodes = 3, .min_nodes = 2, .max_nodes = 3});
+  state.jobs.push_back(Job(11, 1001, {"n1", "n2"}, 1, 4));
+  state.jobs.push_back(Job(12, 1002, {"n3", "n4", "n5"}, 2, 3));
   state.recent.push_back({.unix_time = 950, .job_id = 11, .action = "grow", .reason = "idle"});
   state.recent.push_back({.unix_time = 960, .job_id = 12, .action = "shrink", .reason = "p"});
   return state;
@@ -63,7 +92,7 @@ TEST(RequestHandler, MalformedRequestsAreRejected) {
       {"[1,2]", "request must be a JSON object"},
       {R"({"cmd":"status"})", "request has no \"op\" string"},
       {R"({"op":7})", "request has no \"op\" string"},
-      {R"({"op":"shutdown"})", "unknown op \"shutdown\": expected status"},
+      {R"({"op":"shutdown"})", "unknown op \"shutdown\": expected status, register"},
       {std::string(kMaxPayloadBytes + 1, ' '), "request too large"},
       {"\xff\xfe", "request is not valid JSON"},
   };
@@ -85,6 +114,81 @@ TEST(RequestHandler, RefusedCredentialIsNeverTrusted) {
   EXPECT_FALSE(reply["ok"]);
   EXPECT_EQ(reply["error"], "MUNGE credential refused: Replayed credential");
   EXPECT_FALSE(reply.contains("jobs"));
+}
+
+TEST(RequestHandler, RegisterChecksOwnershipWithSlurmAndReadsBounds) {
+  DaemonState state;
+  auto other = Call(state, 1002, R"({"op":"register","job_id":11,"ests":8})", SlurmJob11);
+  EXPECT_FALSE(other["ok"]);
+  EXPECT_EQ(other["error"], "job 11 belongs to another user");
+  EXPECT_FALSE(Call(state, 1001, R"({"op":"register","job_id":99,"ests":8})", SlurmJob11)["ok"]);
+  EXPECT_FALSE(Call(state, 1001, R"({"op":"register","job_id":11,"plan":"a;b"})", SlurmJob11)["ok"]);
+  auto reply = Call(state, 1001, R"({"op":"register","job_id":11,"ests":8})", SlurmJob11);
+  ASSERT_TRUE(reply["ok"]) << reply.dump();
+  EXPECT_EQ(reply["min_nodes"], 1);
+  EXPECT_EQ(reply["max_nodes"], 4);
+  ASSERT_EQ(state.jobs.size(), 1u);
+  EXPECT_TRUE(state.dirty);
+  EXPECT_EQ(state.jobs[0].nodes, (std::vector<std::string>{"n1"}));
+}
+
+TEST(RequestHandler, PollHandsOutTheOrderAndLearnsItsOutcome) {
+  DaemonState state = StateWithTwoUsers();
+  std::string error;
+  ASSERT_TRUE(OrderByHand(state, state.jobs[0], 1, 1'000, error)) << error;
+  const std::uint64_t generation = state.jobs[0].order->generation;
+  EXPECT_FALSE(Call(state, 1002, R"({"op":"poll","job_id":11,"generation":1})")["ok"]);
+  auto reply = Call(state, 1001, R"({"op":"poll","job_id":11,"generation":1,"seen_order":0})");
+  ASSERT_TRUE(reply["ok"]) << reply.dump();
+  EXPECT_EQ(reply["order"]["kind"], "shrink");
+  EXPECT_EQ(reply["order"]["target_nodes"], nlohmann::json::array({"n1"}));
+  // Seen and in progress: no new order, still in flight.
+  std::string busy = R"({"op":"poll","job_id":11,"generation":1,"state":"resizing","seen_order":)" +
+                     std::to_string(generation) + "}";
+  EXPECT_TRUE(Call(state, 1001, busy)["order"].is_null());
+  EXPECT_TRUE(state.jobs[0].order.has_value());
+  std::string done = R"({"op":"poll","job_id":11,"state":"running","pause_s":1.5,"generation":)" +
+                     std::to_string(generation) + R"(,"seen_order":)" + std::to_string(generation) + "}";
+  Call(state, 1001, done);
+  EXPECT_FALSE(state.jobs[0].order.has_value());
+  EXPECT_EQ(state.jobs[0].nodes, (std::vector<std::string>{"n1"}));
+  EXPECT_EQ(state.jobs[0].resizes, 1);
+  EXPECT_DOUBLE_EQ(state.jobs[0].last_pause_s, 1.5);
+  EXPECT_EQ(state.recent.back().action, "resized");
+}
+
+TEST(RequestHandler, ASupervisorBackToRunningWithoutTheGenerationFailedTheOrder) {
+  DaemonState state = StateWithTwoUsers();
+  std::string error;
+  ASSERT_TRUE(OrderByHand(state, state.jobs[0], 1, 1'000, error)) << error;
+  const std::string g = std::to_string(state.jobs[0].order->generation);
+  Call(state, 1001, R"({"op":"poll","job_id":11,"generation":1,"state":"running","seen_order":)" + g +
+                        R"(,"detail":"running: resize to 1 failed"})");
+  EXPECT_FALSE(state.jobs[0].order.has_value());
+  EXPECT_EQ(state.recent.back().action, "failed");
+  // The next order counts up past the failed one, so the supervisor cannot mistake it.
+  ASSERT_TRUE(OrderByHand(state, state.jobs[0], 1, 1'001, error)) << error;
+  EXPECT_GT(state.jobs[0].order->generation, std::stoull(g));
+}
+
+TEST(RequestHandler, ResizeIsForAdminsOnlyAndWithinBounds) {
+  DaemonState state = StateWithTwoUsers();
+  auto refused = Call(state, 1001, R"({"op":"resize","job_id":11,"nodes":1})");
+  EXPECT_FALSE(refused["ok"]);
+  EXPECT_EQ(refused["error"], "resize is an admin command (root or SlurmUser)");
+  EXPECT_FALSE(Call(state, 0, R"({"op":"resize","job_id":11,"nodes":5})")["ok"]);  // max 4
+  EXPECT_FALSE(Call(state, 0, R"({"op":"resize","job_id":11,"nodes":3})")["ok"]);  // no idle view
+  auto reply = Call(state, 0, R"({"op":"resize","job_id":11,"nodes":1})");
+  ASSERT_TRUE(reply["ok"]) << reply.dump();
+  EXPECT_EQ(reply["order"]["kind"], "shrink");
+}
+
+TEST(RequestHandler, DeregisterRemovesOnlyOwnJob) {
+  DaemonState state = StateWithTwoUsers();
+  EXPECT_FALSE(Call(state, 1001, R"({"op":"deregister","job_id":12})")["ok"]);
+  EXPECT_TRUE(Call(state, 1001, R"({"op":"deregister","job_id":11})")["ok"]);
+  ASSERT_EQ(state.jobs.size(), 1u);
+  EXPECT_EQ(state.jobs[0].job_id, 12u);
 }
 
 }  // namespace

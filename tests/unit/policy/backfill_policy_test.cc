@@ -38,7 +38,7 @@ TEST(MakePolicy, UnknownNameListsChoices) {
   EXPECT_FALSE(made.policy);
   EXPECT_EQ(made.error,
             "elastic policy: unknown policy \"fifo\": expected one of backfill, easyscale, "
-            "rubick, elastic");
+            "rubick, elastic, rubick-e, rubick-r, rubick-n");
   EXPECT_EQ(MakePolicy("backfill").policy->Name(), "backfill");
   EXPECT_TRUE(MakePolicy("easyscale").policy->WantsElasticJobs());
 }

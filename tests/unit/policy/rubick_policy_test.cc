@@ -159,5 +159,44 @@ TEST(Elastic, Deterministic) {
   }
 }
 
+// Rubick §7.3's break-down variants: what each keeps of resources (elastic jobs) and plans.
+TEST(RubickVariants, NamesAndWhatEachDisables) {
+  struct Row {
+    const char* name;
+    bool resources;
+    bool plans;
+  };
+  for (const Row& row : {Row{"rubick", true, true}, Row{"rubick-e", false, true},
+                         Row{"rubick-r", true, false}, Row{"rubick-n", false, false},
+                         Row{"elastic", true, true}}) {
+    PolicyOrError made = MakePolicy(row.name);
+    ASSERT_TRUE(made.policy) << row.name;
+    EXPECT_EQ(made.policy->Name(), row.name);
+    EXPECT_EQ(made.policy->WantsElasticJobs(), row.resources) << row.name;
+    EXPECT_EQ(made.policy->GrowsBeyondRequest(), row.resources) << row.name;
+    EXPECT_EQ(made.policy->ReconfiguresPlans(), row.plans) << row.name;
+  }
+}
+
+// A job spread 2+2 over two 4-device nodes (communication-heavy) while a whole node is free:
+// Rubick re-places it on one node (the inter-node term makes it ~2x slower spread), a resize.
+TEST(Rubick, ReplacesASpreadJobOnFewerNodes) {
+  ClusterState cluster;
+  AddNodes(cluster, 3, 4, "gpu", 1.0);
+  JobState a = Job("a", 4, 4, 0, 0.05);
+  a.allocation = {{0, 2}, {1, 2}};
+  cluster.nodes[0].free_devices -= 2;
+  cluster.nodes[1].free_devices -= 2;
+  a.started_s = a.last_resize_s = 0;
+  a.expected_end_s = 1e6;
+  a.remaining_work = 1e6;
+  PolicyOutput out = RubickPolicy({}).Decide(cluster, {a}, 10000);
+  const Decision* moved = Find(out, "a");
+  ASSERT_NE(moved, nullptr);
+  EXPECT_EQ(moved->kind, DecisionKind::kResize);
+  EXPECT_EQ(moved->allocation, (Allocation{{0, 4}}));  // best fit, first node
+  EXPECT_NE(moved->reason.find("re-placed"), std::string::npos) << moved->reason;
+}
+
 }  // namespace
 }  // namespace elastic::policy

@@ -38,6 +38,27 @@ TEST(Speedup, CommunicationGivesDiminishingReturnsAndInterNodeCost) {
   EXPECT_DOUBLE_EQ(CompactSpeedup(profile, 8, 4), eight_spread);
 }
 
+// memory_need 1.5: half states, half activations (see PlanMemory). On 1 device nothing fits
+// (ZeRO+GC: 0.75 + 0.375); on 2 only ZeRO+GC (0.375 + 0.375); on 4 ZeRO-DP alone fits
+// (0.1875 + 0.75) and, without GC's recomputation, is faster.
+TEST(Plans, BestPlanFollowsTheAllocation) {
+  JobProfile profile{8, 0.02, 1.5};
+  EXPECT_EQ(BestPlan(profile, {{{1.0, 1}}, 1}), Plan::kAuto);
+  EXPECT_EQ(Speedup(profile, {{{1.0, 1}}, 1}), 0.0);
+  EXPECT_EQ(BestPlan(profile, {{{1.0, 2}}, 1}), Plan::kZeroGc);
+  EXPECT_EQ(BestPlan(profile, {{{1.0, 4}}, 1}), Plan::kZeroDp);
+  double zero_gc = 1.0 / (4.0 / 3.0 / 4 + 0.02 * 1.5 * 2 * 3 / 4);
+  double zero = 1.0 / (1.0 / 4 + 0.02 * 1.5 * 2 * 3 / 4);
+  JobProfile fixed = profile;
+  fixed.plan = Plan::kZeroGc;
+  EXPECT_NEAR(Speedup(fixed, {{{1.0, 4}}, 1}), zero_gc, 1e-12);
+  EXPECT_NEAR(Speedup(profile, {{{1.0, 4}}, 1}), zero, 1e-12);
+  fixed.plan = Plan::kDp;  // plain DP never fits 1.5 device memories
+  EXPECT_EQ(Speedup(fixed, {{{1.0, 8}}, 1}), 0.0);
+  // No memory need: plain DP, exactly the model without plans.
+  EXPECT_DOUBLE_EQ(Speedup({8, 0.02}, {{{1.0, 4}}, 1}), 1.0 / (1.0 / 4 + 0.02 * 2 * 3 / 4));
+}
+
 TEST(DeviceCapability, KnownTypesAndUnknown) {
   EXPECT_EQ(DeviceCapability("v100"), 1.0);
   EXPECT_EQ(DeviceCapability("a100"), 2.0);

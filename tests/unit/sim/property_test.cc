@@ -1,6 +1,7 @@
 // Property tests over seeded random traces: safety, completion, determinism, policy guarantees.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "scheduler/sim/cluster_spec.h"
@@ -44,6 +45,9 @@ TEST_P(RandomTraces, SafeCompleteAndDeterministic) {
     SimOptions options;
     options.seed = seed;
     options.rigid_fraction = 0.3;  // rubick/elastic: a mix of rigid and elastic jobs
+    // Odd seeds: replica memory up to 1.5 device memories, so plans (and plan-fixed minimums)
+    // matter; even seeds: plain DP.
+    options.memory_need_max = seed % 2 == 1 ? 1.5 : 0.0;
     // The simulator validates every decision (no over-allocation, sizes within [min,max]) and
     // re-checks per-node accounting after every event; any violation aborts with an error.
     SimResult first = Simulate(cluster.cluster, trace, *made.policy, options);
@@ -67,10 +71,13 @@ INSTANTIATE_TEST_SUITE_P(Policies, RandomTraces,
                                            Case{"backfill", "2x8"}, Case{"easyscale", "2x8"},
                                            Case{"rubick", "3x4,1x8:a100"},
                                            Case{"elastic", "3x4,1x8:a100"},
-                                           Case{"rubick", "2x8"}, Case{"elastic", "2x8"}),
+                                           Case{"rubick", "2x8"}, Case{"elastic", "2x8"},
+                                           Case{"rubick-e", "2x8"}, Case{"rubick-r", "2x8"},
+                                           Case{"rubick-n", "3x4,1x8:a100"}),
                          [](const auto& info) {
-                           return std::string(info.param.policy) + "_" +
-                                  std::to_string(info.index);
+                           std::string name = info.param.policy;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name + "_" + std::to_string(info.index);
                          });
 
 // EASY guarantee: with run-time estimates that are upper bounds (no communication term, devices

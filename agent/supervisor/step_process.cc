@@ -1,0 +1,87 @@
+// StepProcess: fork/exec with a stdout pipe, poll-based line forwarding, non-blocking reaping.
+#include "agent/supervisor/step_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+#include "agent/train/first_step_marker.h"
+
+namespace elastic::agent {
+
+StepProcess::~StepProcess() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  if (out_fd_ >= 0) ::close(out_fd_);
+}
+
+void StepProcess::Launch(const std::vector<std::string>& argv) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
+  if (pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copy
+    ::execvp(args[0], args.data());
+    _exit(127);
+  }
+  ::close(fds[1]);
+  if (out_fd_ >= 0) ::close(out_fd_);
+  out_fd_ = fds[0];
+  pid_ = pid;
+  partial_.clear();
+  first_step_seen_ = false;
+}
+
+void StepProcess::Signal(int signal_number) const {
+  if (pid_ > 0) ::kill(pid_, signal_number);
+}
+
+void StepProcess::Pump(std::chrono::milliseconds timeout, std::ostream& out) {
+  if (out_fd_ < 0) {
+    ::poll(nullptr, 0, static_cast<int>(timeout.count()));
+    return;
+  }
+  pollfd p{out_fd_, POLLIN, 0};
+  if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) return;
+  char buffer[8192];
+  ssize_t n = ::read(out_fd_, buffer, sizeof buffer);
+  if (n <= 0) {  // EOF: the step closed its stdout (it is ending)
+    ::close(out_fd_);
+    out_fd_ = -1;
+    if (!partial_.empty()) out << partial_ << std::endl;
+    partial_.clear();
+    return;
+  }
+  partial_.append(buffer, static_cast<std::size_t>(n));
+  std::size_t newline;
+  while ((newline = partial_.find('\n')) != std::string::npos) {
+    const std::string line = partial_.substr(0, newline);
+    partial_.erase(0, newline + 1);
+    if (line.rfind(kFirstStepMarker, 0) == 0) first_step_seen_ = true;
+    out << line << '\n';
+  }
+  out.flush();
+}
+
+std::optional<int> StepProcess::TryWait() {
+  if (pid_ <= 0) return std::nullopt;
+  int status = 0;
+  pid_t r = ::waitpid(pid_, &status, WNOHANG);
+  if (r == 0 || (r < 0 && errno == EINTR)) return std::nullopt;
+  pid_ = -1;
+  if (r < 0) return 255;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace elastic::agent

@@ -1,0 +1,243 @@
+// The supervisor's loop: pump the step's output, poll elasticd, act on the state machine.
+#include "agent/supervisor/supervisor.h"
+
+#include <signal.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/supervisor/allocation.h"
+#include "agent/supervisor/resize_state_machine.h"
+#include "agent/supervisor/step_process.h"
+#include "scheduler/daemon/client.h"
+#include "scheduler/daemon/credential.h"
+
+namespace elastic::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::atomic<int> terminate_signal{0};
+void OnTerminate(int signal_number) { terminate_signal.store(signal_number); }
+
+struct Order {
+  ResizeOrder order;
+  std::vector<std::string> target, changed;
+  bool grow = false;
+};
+
+class Supervisor {
+ public:
+  Supervisor(const SupervisorOptions& options, std::ostream& out, std::ostream& err)
+      : options_(options), out_(out), err_(err),
+        codec_(daemon::MakeMungeCodec(options.munge_socket)) {
+    const char* id = std::getenv("SLURM_JOB_ID");
+    const char* nodes = std::getenv("SLURM_JOB_NUM_NODES");
+    if (!id || !nodes) {
+      throw std::runtime_error("run: not inside a Slurm job (SLURM_JOB_ID is unset); submit "
+                               "it with sbatch --elastic");
+    }
+    job_id_ = static_cast<std::uint32_t>(std::stoul(id));
+    machine_ = std::make_unique<ResizeStateMachine>(std::stoi(nodes));
+  }
+
+  int Run() {
+    Note("supervising job " + std::to_string(job_id_) + " on " +
+         std::to_string(machine_->nodes()) + " node(s)");
+    Register();
+    Execute(machine_->Start());
+    while (!Terminal()) {
+      step_.Pump(std::chrono::milliseconds(200), out_);
+      if (pause_started_ && step_.first_step_seen()) EndPause();
+      if (auto code = step_.TryWait()) OnStepEnded(*code);
+      if (terminate_signal.load() && !forwarded_stop_) {
+        Note("job is being stopped: asking the step to checkpoint and exit");
+        step_.Signal(SIGUSR2);
+        forwarded_stop_ = true;
+      }
+      if (Clock::now() >= next_poll_) Poll();
+    }
+    if (registered_) Send({{"op", "deregister"}, {"job_id", job_id_}});
+    return exit_status_;
+  }
+
+ private:
+  bool Terminal() const {
+    return machine_->state() == SupervisorState::kFinished ||
+           machine_->state() == SupervisorState::kFailed;
+  }
+
+  void Note(const std::string& text) { err_ << "elastic-agent run: " + text + "\n" << std::flush; }
+
+  std::optional<nlohmann::json> Send(const nlohmann::json& request) {
+    try {
+      nlohmann::json reply = daemon::SendRequest(options_.elasticd_socket, *codec_, request);
+      if (!reply.value("ok", false)) {
+        last_error_ = reply.value("error", "refused");
+        return std::nullopt;
+      }
+      return reply;
+    } catch (const std::exception& e) {
+      last_error_ = e.what();
+      return std::nullopt;
+    }
+  }
+
+  void Register() {
+    next_register_ = Clock::now() + std::chrono::seconds(10);
+    auto reply = Send({{"op", "register"}, {"job_id", job_id_}, {"ests", options_.ests},
+                       {"plan", options_.plan}, {"class", options_.sla_class},
+                       {"generation", machine_->generation()}});
+    if (!reply) {
+      if (!warned_) Note("not registered with elasticd (" + last_error_ + "); training at a "
+                         "fixed size meanwhile");
+      warned_ = true;
+      return;
+    }
+    registered_ = true;
+    Note("registered with elasticd: nodes " + std::to_string((*reply)["min_nodes"].get<int>()) +
+         "-" + std::to_string((*reply)["max_nodes"].get<int>()));
+  }
+
+  // A poll doubles as the progress report elasticd reads resize outcomes from.
+  void Poll() {
+    next_poll_ = Clock::now() + options_.poll_interval;
+    if (!registered_) {
+      if (Clock::now() >= next_register_) Register();
+      if (!registered_) return;
+    }
+    auto reply = Send({{"op", "poll"}, {"job_id", job_id_},
+                       {"generation", machine_->generation()}, {"seen_order", seen_order_},
+                       {"state", ToString(machine_->state())}, {"detail", detail_},
+                       {"pause_s", last_pause_s_}});
+    if (!reply) {
+      if (last_error_.find("not registered") != std::string::npos) registered_ = false;
+      return;  // elasticd restarting or gone: keep training, try again next poll
+    }
+    const nlohmann::json& order = (*reply)["order"];
+    if (order.is_null() || forwarded_stop_) return;
+    Order o;
+    o.order.generation = order.at("generation").get<std::uint64_t>();
+    o.target = order.at("target_nodes").get<std::vector<std::string>>();
+    o.changed = order.at("changed_nodes").get<std::vector<std::string>>();
+    o.order.nodes = static_cast<int>(o.target.size());
+    o.grow = order.at("kind").get<std::string>() == "grow";
+    if (o.order.generation <= seen_order_) return;
+    seen_order_ = o.order.generation;
+    orders_[o.order.generation] = o;
+    Note("order generation " + std::to_string(o.order.generation) + ": " +
+         (o.grow ? "grow" : "shrink") + " to " + std::to_string(o.order.nodes) + " node(s) (" +
+         order.value("reason", "") + ")");
+    order_received_ = Clock::now();
+    Execute(machine_->OnOrder(o.order));
+  }
+
+  void OnStepEnded(int code) {
+    if (forwarded_stop_) {  // the job is being cancelled: the step checkpointed; we are done
+      exit_status_ = code;
+      Execute(machine_->OnStepExited(code, code == 0));
+      return;
+    }
+    const bool resizing = machine_->state() == SupervisorState::kCheckpointing;
+    if (code != 0) exit_status_ = code;
+    Execute(machine_->OnStepExited(code, !resizing));
+  }
+
+  void Execute(const std::vector<Action>& actions) {
+    for (const Action& action : actions) {
+      switch (action.kind) {
+        case ActionKind::kLaunchStep: Launch(action); break;
+        case ActionKind::kCheckpointStep: step_.Signal(SIGUSR2); break;
+        case ActionKind::kShrinkAllocation:
+        case ActionKind::kGrowAllocation: Resize(action); break;
+        case ActionKind::kReport:
+          detail_ = action.detail;
+          if (machine_->state() == SupervisorState::kFailed) Note(action.detail);
+          next_poll_ = Clock::now();  // report now
+          break;
+      }
+    }
+  }
+
+  void Resize(const Action& action) {
+    const Order& o = orders_.at(action.generation);
+    std::string error = action.kind == ActionKind::kShrinkAllocation
+                            ? ShrinkTo(job_id_, o.target)
+                            : GrowBy(job_id_, o.changed, options_.grow_wait_s);
+    int nodes = 0;
+    if (error.empty()) {
+      try {
+        AllocationView view = LookupAllocation(job_id_);
+        ExportAllocation(view);
+        nodes = view.nodes;
+        if (nodes != o.order.nodes) error = "allocation has " + std::to_string(nodes) + " nodes";
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    if (!error.empty()) Note("resize failed, relaunching on the current nodes: " + error);
+    Execute(machine_->OnAllocationResized(error.empty(), error.empty() ? nodes : 0));
+  }
+
+  void Launch(const Action& action) {
+    if (action.credential_grace) {
+      // A node shrunk away and re-added has the job's credential revoked for up to 1 s.
+      std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    }
+    const std::string n = std::to_string(action.nodes);
+    Note("generation " + std::to_string(action.generation) + ": srun on " + n + " node(s) " +
+         (std::getenv("SLURM_JOB_NODELIST") ? std::getenv("SLURM_JOB_NODELIST") : ""));
+    step_.Launch({"srun", "--mpi=pmix", "-N", n, "-n", n, "--ntasks-per-node=1",
+                  "--kill-on-bad-exit=1", options_.agent_path, "train", "--config",
+                  options_.config_path});
+    if (order_received_) pause_started_ = true;
+  }
+
+  void EndPause() {
+    last_pause_s_ = std::chrono::duration<double>(Clock::now() - *order_received_).count();
+    char text[64];
+    std::snprintf(text, sizeof text, "%.2f", last_pause_s_);
+    Note(std::string("resize pause ") + text + " s (order received -> first step done)");
+    pause_started_ = false;
+    order_received_.reset();
+    next_poll_ = Clock::now();
+  }
+
+  const SupervisorOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::unique_ptr<daemon::CredentialCodec> codec_;
+  std::uint32_t job_id_ = 0;
+  std::unique_ptr<ResizeStateMachine> machine_;
+  StepProcess step_;
+  std::map<std::uint64_t, Order> orders_;
+  std::uint64_t seen_order_ = 0;
+  bool registered_ = false, warned_ = false, forwarded_stop_ = false, pause_started_ = false;
+  std::string last_error_, detail_;
+  Clock::time_point next_poll_ = Clock::now(), next_register_ = Clock::now();
+  std::optional<Clock::time_point> order_received_;
+  double last_pause_s_ = 0.0;
+  int exit_status_ = 0;
+};
+
+}  // namespace
+
+int RunSupervisor(const SupervisorOptions& options, std::ostream& out, std::ostream& err) {
+  struct sigaction action = {};
+  action.sa_handler = OnTerminate;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  Supervisor supervisor(options, out, err);
+  return supervisor.Run();
+}
+
+}  // namespace elastic::agent

@@ -1,0 +1,38 @@
+-- slurm-elastic's job_submit.lua: records an elastic job's node bounds (-N MIN-MAX) in its
+-- AdminComment at submission, because Slurm forgets them once the job runs and elasticd needs
+-- them to grow and shrink it. AdminComment is admin-only, so users cannot forge the record.
+-- Install: JobSubmitPlugins=lua in slurm.conf and this file as job_submit.lua beside slurm.conf;
+-- a site with its own job_submit.lua calls slurm_elastic_record_bounds(job_desc) from it.
+
+local NO_VAL = 4294967294
+
+local function is_elastic(job_desc)
+  local env = job_desc.spank_job_env
+  if env == nil then return false end
+  for i = 1, (job_desc.spank_job_env_size or 0) do
+    if env[i] == "ELASTIC=1" then return true end
+  end
+  return false
+end
+
+function slurm_elastic_record_bounds(job_desc)
+  if not is_elastic(job_desc) then return end
+  -- An expansion job (salloc --dependency=expand:J) carries --elastic too; it is not elastic.
+  if job_desc.dependency ~= nil and string.find(job_desc.dependency, "expand:", 1, true) then
+    return
+  end
+  local min = job_desc.min_nodes
+  if min == nil or min == NO_VAL or min < 1 then min = 1 end
+  local max = job_desc.max_nodes
+  if max == nil or max == NO_VAL or max < min then max = min end
+  job_desc.admin_comment = string.format("elastic:nodes=0/%d-%d", min, max)
+end
+
+function slurm_job_submit(job_desc, part_list, submit_uid)
+  slurm_elastic_record_bounds(job_desc)
+  return slurm.SUCCESS
+end
+
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+  return slurm.SUCCESS
+end

@@ -1,0 +1,27 @@
+// The elastic summary in a job's AdminComment (design.md §2), written by elasticd after every
+// change, and the bounds record etc/job_submit.lua leaves there at submission: Slurm forgets a
+// running job's -N MIN-MAX, and AdminComment is the one job field only admins can write.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "scheduler/daemon/daemon_state.h"
+
+namespace elastic::daemon {
+
+// elastic:est=8,nodes=3/1-4,plan=dp,gen=5,class=best-effort,last=<unix time>
+std::string FormatAdminComment(const JobRecord& job);
+
+struct NodeBounds {
+  int min_nodes = 0;
+  int max_nodes = 0;
+};
+
+// The MIN-MAX of "nodes=K/MIN-MAX" in an "elastic:" comment; nullopt if absent or malformed
+// (MIN < 1, MAX < MIN).
+std::optional<NodeBounds> ParseNodeBounds(std::string_view admin_comment);
+
+}  // namespace elastic::daemon

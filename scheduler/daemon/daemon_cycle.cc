@@ -1,0 +1,97 @@
+// RunCycle: reconcile, plan, issue orders.
+#include "scheduler/daemon/daemon_cycle.h"
+
+#include <map>
+
+#include "scheduler/daemon/admin_comment.h"
+#include "scheduler/daemon/order_builder.h"
+
+namespace elastic::daemon {
+namespace {
+
+void Reconcile(DaemonState& state, const std::map<std::uint32_t, const policy::SlurmJob*>& slurm,
+               const CycleOptions& options, std::int64_t now) {
+  std::vector<JobRecord> kept;
+  for (JobRecord& job : state.jobs) {
+    auto it = slurm.find(job.job_id);
+    if (it == slurm.end() || it->second->state != policy::SlurmJobState::kRunning) {
+      state.Record(now, job.job_id, "dropped", "the job is no longer running in Slurm");
+      state.dirty = true;
+      continue;
+    }
+    if (!job.order && job.nodes != it->second->nodes) {
+      job.nodes = it->second->nodes;  // Slurm is the truth about what the job holds
+      job.comment_dirty = true;
+      state.dirty = true;
+    }
+    if (job.order && now - job.order->issued_unix > options.order_timeout_s) {
+      state.Record(now, job.job_id, "failed",
+                   "order generation " + std::to_string(job.order->generation) +
+                       " expired: the supervisor did not carry it out in " +
+                       std::to_string(options.order_timeout_s) + " s");
+      job.order.reset();
+      job.last_resize_unix = now;
+      state.dirty = true;
+    }
+    kept.push_back(std::move(job));
+  }
+  state.jobs = std::move(kept);
+}
+
+std::vector<policy::ElasticJob> PlannerJobs(const DaemonState& state) {
+  std::vector<policy::ElasticJob> jobs;
+  for (const JobRecord& job : state.jobs) {
+    if (!job.bounds_known) continue;  // unknown bounds: the job keeps its size
+    policy::ElasticJob e;
+    e.job_id = job.job_id;
+    e.min_nodes = job.min_nodes;
+    e.max_nodes = job.max_nodes;
+    e.ests = job.ests;
+    e.busy = job.order.has_value() || job.supervisor_state != "running";
+    if (job.order) (job.order->grow ? e.adding : e.releasing) = job.order->changed_nodes;
+    e.last_resize = job.last_resize_unix;
+    e.resizes = job.resizes;
+    jobs.push_back(std::move(e));
+  }
+  return jobs;
+}
+
+// Logs a held-back grow only when its reason changes, so the decision log is not flooded.
+void RecordHeldBack(DaemonState& state, const policy::HeldBack& held, std::int64_t now) {
+  for (auto it = state.recent.rbegin(); it != state.recent.rend(); ++it) {
+    if (it->job_id != held.job_id) continue;
+    if (it->action == "held" && it->reason.substr(0, 30) == held.reason.substr(0, 30)) return;
+    break;
+  }
+  state.Record(now, held.job_id, "held", held.reason);
+}
+
+}  // namespace
+
+CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
+                     const CycleOptions& options) {
+  const std::int64_t now = view.now;
+  std::map<std::uint32_t, const policy::SlurmJob*> slurm;
+  CycleResult result;
+  for (const policy::SlurmJob& job : view.jobs) {
+    slurm[job.job_id] = &job;
+    if (job.state != policy::SlurmJobState::kOther) result.unfinished_jobs.insert(job.job_id);
+  }
+  Reconcile(state, slurm, options, now);
+  state.last_view = view;
+  if (options.resize) {
+    policy::ResizePlan plan = policy::PlanResizes(view, PlannerJobs(state), options.planner);
+    for (const policy::ResizeOrderPlan& order : plan.orders) {
+      if (JobRecord* job = state.Find(order.job_id)) IssueOrder(state, *job, order, now);
+    }
+    for (const policy::HeldBack& held : plan.held_back) RecordHeldBack(state, held, now);
+  }
+  for (JobRecord& job : state.jobs) {
+    if (!job.comment_dirty) continue;
+    result.admin_comments.emplace_back(job.job_id, FormatAdminComment(job));
+    job.comment_dirty = false;
+  }
+  return result;
+}
+
+}  // namespace elastic::daemon

@@ -1,0 +1,125 @@
+// Issuing resize orders and following them to completion or failure.
+#include "scheduler/daemon/order_builder.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+namespace elastic::daemon {
+
+void IssueOrder(DaemonState& state, JobRecord& job, const policy::ResizeOrderPlan& plan,
+                std::int64_t now) {
+  ResizeOrder order;
+  order.generation = std::max(job.generation, job.last_order_generation) + 1;
+  order.grow = plan.kind == policy::ResizeKind::kGrow;
+  order.target_nodes = plan.target_nodes;
+  order.changed_nodes = plan.changed_nodes;
+  order.issued_unix = now;
+  order.reason = plan.reason;
+  job.last_order_generation = order.generation;
+  state.Record(now, job.job_id, order.grow ? "grow" : "shrink",
+               std::to_string(plan.from_nodes) + " -> " + std::to_string(plan.to_nodes) +
+                   " nodes (generation " + std::to_string(order.generation) + "): " +
+                   plan.reason);
+  job.order = std::move(order);
+  state.dirty = true;
+}
+
+bool OrderByHand(DaemonState& state, JobRecord& job, int nodes, std::int64_t now,
+                 std::string& error) {
+  if (job.order) {
+    error = "job " + std::to_string(job.job_id) + " has an order in flight (generation " +
+            std::to_string(job.order->generation) + ")";
+    return false;
+  }
+  if (nodes == job.node_count()) {
+    error = "job " + std::to_string(job.job_id) + " already has " + std::to_string(nodes) +
+            " nodes";
+    return false;
+  }
+  policy::ResizeOrderPlan plan;
+  plan.job_id = job.job_id;
+  plan.from_nodes = job.node_count();
+  plan.to_nodes = nodes;
+  plan.reason = "ordered by an administrator";
+  std::string batch_host, partition;
+  std::set<std::string> busy;  // promised to other jobs' grows in flight
+  for (const JobRecord& other : state.jobs) {
+    if (other.order && other.order->grow) busy.insert(other.order->changed_nodes.begin(),
+                                                      other.order->changed_nodes.end());
+  }
+  if (state.last_view) {
+    for (const policy::SlurmJob& s : state.last_view->jobs) {
+      if (s.job_id == job.job_id) batch_host = s.batch_host, partition = s.partition;
+    }
+  }
+  if (nodes < job.node_count()) {
+    plan.kind = policy::ResizeKind::kShrink;
+    std::vector<std::string> keep;
+    if (!batch_host.empty()) keep.push_back(batch_host);
+    for (const std::string& n : job.nodes) {
+      if (static_cast<int>(keep.size()) < nodes && n != batch_host) keep.push_back(n);
+    }
+    for (const std::string& n : job.nodes) {
+      if (std::find(keep.begin(), keep.end(), n) == keep.end()) plan.changed_nodes.push_back(n);
+    }
+    std::sort(keep.begin(), keep.end());
+    plan.target_nodes = keep;
+  } else {
+    plan.kind = policy::ResizeKind::kGrow;
+    plan.target_nodes = job.nodes;
+    if (state.last_view) {
+      for (const policy::SlurmNode& n : state.last_view->nodes) {
+        const bool in_partition = std::find(n.partitions.begin(), n.partitions.end(),
+                                            partition) != n.partitions.end();
+        if (plan.to_nodes == static_cast<int>(plan.target_nodes.size())) break;
+        if (n.idle() && in_partition && !busy.contains(n.name)) {
+          plan.changed_nodes.push_back(n.name);
+          plan.target_nodes.push_back(n.name);
+        }
+      }
+    }
+    if (static_cast<int>(plan.target_nodes.size()) < nodes) {
+      error = "only " + std::to_string(plan.changed_nodes.size()) + " idle node(s) to grow job " +
+              std::to_string(job.job_id) + " by " + std::to_string(nodes - job.node_count());
+      return false;
+    }
+    std::sort(plan.target_nodes.begin(), plan.target_nodes.end());
+  }
+  IssueOrder(state, job, plan, now);
+  return true;
+}
+
+bool ApplyProgress(JobRecord& job, std::uint64_t generation, std::uint64_t seen, double pause_s,
+                   std::int64_t now, DaemonState& state) {
+  if (!job.order) return false;
+  const ResizeOrder& order = *job.order;
+  if (generation >= order.generation) {
+    char pause[32];
+    std::snprintf(pause, sizeof pause, "%.2f", pause_s);
+    state.Record(now, job.job_id, "resized",
+                 std::to_string(job.node_count()) + " -> " +
+                     std::to_string(order.target_nodes.size()) + " nodes, generation " +
+                     std::to_string(generation) + ", pause " + pause + " s");
+    job.nodes = order.target_nodes;
+    job.generation = generation;
+    job.last_resize_unix = now;
+    job.resizes += 1;
+    job.last_pause_s = pause_s;
+    job.comment_dirty = true;
+    job.order.reset();
+    return true;
+  }
+  const bool settled = job.supervisor_state == "running" || job.supervisor_state == "failed";
+  if (seen >= order.generation && settled) {
+    state.Record(now, job.job_id, "failed",
+                 "order generation " + std::to_string(order.generation) + " not carried out: " +
+                     job.detail);
+    job.last_resize_unix = now;  // back off for the min interval before trying again
+    job.order.reset();
+    return true;
+  }
+  return false;
+}
+
+}  // namespace elastic::daemon

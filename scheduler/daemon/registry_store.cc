@@ -1,0 +1,147 @@
+// Registry <-> JSON, and its crash-safe file.
+#include "scheduler/daemon/registry_store.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace elastic::daemon {
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+nlohmann::json OrderJson(const ResizeOrder& o) {
+  return {{"generation", o.generation}, {"grow", o.grow}, {"target_nodes", o.target_nodes},
+          {"changed_nodes", o.changed_nodes}, {"issued", o.issued_unix}, {"reason", o.reason}};
+}
+
+ResizeOrder OrderFrom(const nlohmann::json& j) {
+  return {j.at("generation").get<std::uint64_t>(), j.at("grow").get<bool>(),
+          j.at("target_nodes").get<std::vector<std::string>>(),
+          j.at("changed_nodes").get<std::vector<std::string>>(), j.at("issued").get<std::int64_t>(),
+          j.at("reason").get<std::string>()};
+}
+
+nlohmann::json JobJson(const JobRecord& job) {
+  nlohmann::json j = {{"job_id", job.job_id}, {"uid", job.uid}, {"nodes", job.nodes},
+                      {"min_nodes", job.min_nodes}, {"max_nodes", job.max_nodes},
+                      {"bounds_known", job.bounds_known}, {"ests", job.ests},
+                      {"generation", job.generation},
+                      {"last_order_generation", job.last_order_generation}, {"plan", job.plan},
+                      {"class", job.sla_class}, {"state", job.supervisor_state},
+                      {"detail", job.detail}, {"registered", job.registered_unix},
+                      {"last_seen", job.last_seen_unix}, {"last_resize", job.last_resize_unix},
+                      {"resizes", job.resizes}, {"last_pause_s", job.last_pause_s}};
+  j["order"] = job.order ? OrderJson(*job.order) : nlohmann::json();
+  return j;
+}
+
+JobRecord JobFrom(const nlohmann::json& j) {
+  JobRecord job;
+  job.job_id = j.at("job_id").get<std::uint32_t>();
+  job.uid = j.at("uid").get<uid_t>();
+  job.nodes = j.at("nodes").get<std::vector<std::string>>();
+  job.min_nodes = j.at("min_nodes").get<int>();
+  job.max_nodes = j.at("max_nodes").get<int>();
+  job.bounds_known = j.at("bounds_known").get<bool>();
+  job.ests = j.at("ests").get<int>();
+  job.generation = j.at("generation").get<std::uint64_t>();
+  job.last_order_generation = j.at("last_order_generation").get<std::uint64_t>();
+  job.plan = j.at("plan").get<std::string>();
+  job.sla_class = j.at("class").get<std::string>();
+  job.supervisor_state = j.at("state").get<std::string>();
+  job.detail = j.at("detail").get<std::string>();
+  job.registered_unix = j.at("registered").get<std::int64_t>();
+  job.last_seen_unix = j.at("last_seen").get<std::int64_t>();
+  job.last_resize_unix = j.at("last_resize").get<std::int64_t>();
+  job.resizes = j.at("resizes").get<int>();
+  job.last_pause_s = j.at("last_pause_s").get<double>();
+  if (!j.at("order").is_null()) job.order = OrderFrom(j.at("order"));
+  job.comment_dirty = false;
+  return job;
+}
+
+void WriteAll(int fd, const std::string& text, const std::string& path) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+nlohmann::json RegistryToJson(const DaemonState& state) {
+  nlohmann::json jobs = nlohmann::json::array(), recent = nlohmann::json::array();
+  for (const JobRecord& job : state.jobs) jobs.push_back(JobJson(job));
+  for (const Decision& d : state.recent) {
+    recent.push_back({{"time", d.unix_time}, {"job_id", d.job_id}, {"action", d.action},
+                      {"reason", d.reason}});
+  }
+  return {{"format", kFormatVersion}, {"jobs", jobs}, {"decisions", recent}};
+}
+
+void RegistryFromJson(const nlohmann::json& doc, DaemonState& state) {
+  try {
+    if (doc.at("format").get<int>() != kFormatVersion) {
+      throw std::runtime_error("unsupported registry format " + doc.at("format").dump());
+    }
+    std::vector<JobRecord> jobs;
+    for (const auto& j : doc.at("jobs")) jobs.push_back(JobFrom(j));
+    std::sort(jobs.begin(), jobs.end(),
+              [](const JobRecord& a, const JobRecord& b) { return a.job_id < b.job_id; });
+    std::deque<Decision> recent;
+    for (const auto& d : doc.at("decisions")) {
+      recent.push_back({d.at("time").get<std::int64_t>(), d.at("job_id").get<std::uint32_t>(),
+                        d.at("action").get<std::string>(), d.at("reason").get<std::string>()});
+    }
+    state.jobs = std::move(jobs);
+    state.recent = std::move(recent);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("malformed registry: ") + e.what());
+  }
+}
+
+void SaveRegistry(const std::string& dir, const DaemonState& state) {
+  const std::string path = dir + "/registry.json", temp = path + ".tmp";
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) throw std::runtime_error("cannot create " + temp + ": " + std::strerror(errno));
+  try {
+    WriteAll(fd, RegistryToJson(state).dump(1) + "\n", temp);
+    if (::fsync(fd) != 0) throw std::runtime_error("fsync " + temp + ": " + std::strerror(errno));
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    throw std::runtime_error("cannot rename " + temp + ": " + std::strerror(errno));
+  }
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);  // the rename itself must survive a crash
+    ::close(dfd);
+  }
+}
+
+bool LoadRegistry(const std::string& dir, DaemonState& state) {
+  const std::string path = dir + "/registry.json";
+  std::ifstream in(path);
+  if (!in) return false;
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+  if (doc.is_discarded()) throw std::runtime_error(path + " is not valid JSON");
+  RegistryFromJson(doc, state);
+  return true;
+}
+
+}  // namespace elastic::daemon

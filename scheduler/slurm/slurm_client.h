@@ -1,0 +1,34 @@
+// elasticd's connection to slurmctld through libslurm: read the cluster into a SlurmView, write
+// a job's AdminComment, look up SlurmUser. One process-wide libslurm (slurm_init on first use,
+// from SLURM_CONF or the default slurm.conf); safe to call from one thread at a time.
+// Error model: ReadSlurmView and SlurmUserId throw SlurmError whose text names the call and
+// slurm_strerror's reason; SetAdminComment returns "" or such a message. Every libslurm message
+// is freed on every path. A missing slurm.conf is an error (not libslurm's 60 s retry + exit);
+// one that exists but does not parse still makes libslurm exit the process.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "scheduler/policy/slurm_view.h"
+
+namespace elastic::slurm {
+
+class SlurmError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Nodes, all jobs (SHOW_ALL|SHOW_DETAIL) and reservations, each sorted as slurm_view.h states.
+policy::SlurmView ReadSlurmView();
+
+// Sets job `job_id`'s AdminComment (only root or SlurmUser may). "" on success.
+std::string SetAdminComment(std::uint32_t job_id, const std::string& text);
+
+// The uid slurmctld runs as (SlurmUser), which elasticd treats as an administrator like root.
+uid_t SlurmUserId();
+
+}  // namespace elastic::slurm

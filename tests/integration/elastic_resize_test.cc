@@ -1,0 +1,144 @@
+// The whole system on a real 4-node cluster with elasticd, as a sysadmin deploys it: an elastic
+// `-N 1-4` job grows into nodes a rigid job frees, survives an elasticd SIGKILL and restart,
+// shrinks so that a later rigid `-N 3` job starts within 60 s, grows back onto the same nodes
+// once it ends, shows its summary in `scontrol show job`, and ends with the parameters of an
+// uninterrupted run of the same config.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "tests/common/local_cluster.h"
+#include "tests/common/temp_dir.h"
+
+namespace elastic::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class ElasticResize : public ClusterSuite {
+ protected:
+  static void SetUpTestSuite() {
+    LocalCluster::Options options;
+    options.with_elasticd = true;
+    StartSuiteCluster(options);
+  }
+
+  std::string AdminComment(const std::string& job) {
+    CommandResult r = cluster().Run("scontrol show job " + job);
+    std::smatch m;
+    return std::regex_search(r.output, m, std::regex("AdminComment=(\\S+)")) ? m[1].str() : "";
+  }
+
+  // Polls until the job's summary shows `nodes` nodes; returns the comment or "" on timeout.
+  std::string WaitForNodes(const std::string& job, int nodes, int timeout_s) {
+    const auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
+    const std::string want = "nodes=" + std::to_string(nodes) + "/1-4";
+    while (Clock::now() < deadline) {
+      std::string comment = AdminComment(job);
+      if (comment.find(want) != std::string::npos) return comment;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    return "";
+  }
+
+  std::string Submit(const std::string& args) {
+    CommandResult r = cluster().Run("sbatch --parsable " + args);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return r.output.substr(0, r.output.find_first_of(";\n"));
+  }
+
+  void RestartElasticd() {
+    const std::string dir = cluster().Export("ELASTIC_CLUSTER_DIR");
+    CommandResult kill = cluster().Run("pid=$(awk '$1 == \"elasticd\" {print $2}' " + dir +
+                                       "/pids | tail -n1); kill -KILL $pid");
+    ASSERT_EQ(kill.exit_code, 0) << kill.output;
+    CommandResult start = cluster().Run(
+        "setsid " ELASTIC_BINARY_DIR "/scheduler/daemon/elasticd --config " + dir +
+        "/etc/elasticd.toml </dev/null >>" + dir + "/log/elasticd.out 2>&1");
+    ASSERT_EQ(start.exit_code, 0) << start.output;
+  }
+
+  std::string Log() {
+    return RunCommand("cat " + cluster().Export("ELASTIC_CLUSTER_DIR") + "/log/elasticd.log")
+        .output;
+  }
+};
+
+std::string Config(const TempDir& dir, const std::string& ckpt) {
+  return dir.Write(ckpt + ".toml",
+                   "[model]\nname = \"fmnist_cnn\"\n"
+                   "[data]\npath = \"/usr/share/datasets/fashion-mnist\"\n"
+                   "[train]\nests = 8\nglobal_batch = 64\nlr = 0.05\nmomentum = 0.9\n"
+                   "seed = 5\nsteps = 3000\nthreads = 1\nlog_every = 500\n"
+                   "[checkpoint]\ndir = \"" + (dir.path() / ckpt).string() + "\"\n")
+      .string();
+}
+
+std::string FinalHash(const std::string& text) {
+  static const std::regex kHash("params_sha256=([0-9a-f]{64})");
+  std::string last;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kHash);
+       it != std::sregex_iterator(); ++it) {
+    last = (*it)[1];
+  }
+  return last;
+}
+
+TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) {
+  TempDir dir;
+  const std::string config = Config(dir, "ckpt");
+  const std::string out = (dir.path() / "job.out").string();
+  const std::string hold = Submit("-N 3 --exclusive --wrap 'sleep 10'");
+  const std::string job = Submit("-N 1-4 --exclusive --elastic --elastic-est=8 -o " + out +
+                                 " --wrap " +
+                                 ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent run "
+                                            "--config " + config));
+  // (a) alone once the rigid holder ends, it grows to all 4 nodes; (e) scontrol shows it.
+  std::string grown = WaitForNodes(job, 4, 90);
+  ASSERT_FALSE(grown.empty()) << AdminComment(job) << "\n" << Log();
+  EXPECT_TRUE(std::regex_search(grown, std::regex("^elastic:est=8,nodes=4/1-4,plan=\\w+,gen=\\d+,"
+                                                  "class=best-effort,last=\\d+$")))
+      << grown;
+
+  // (c) elasticd killed and restarted: the job keeps running, the registry comes back.
+  RestartElasticd();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_NE(Log().find("registry restored: 1 elastic job(s)"), std::string::npos) << Log();
+
+  // (b) a rigid 3-node job starts within 60 s because the elastic job shrinks to 1.
+  const auto submitted = Clock::now();
+  const std::string rigid = Submit("-N 3 --exclusive --wrap 'sleep 8'");
+  std::string state;
+  while (Clock::now() - submitted < std::chrono::seconds(60)) {
+    state = cluster().Run("squeue -h -j " + rigid + " -o %T").output;
+    if (state.find("RUNNING") != std::string::npos || state.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  const double waited = std::chrono::duration<double>(Clock::now() - submitted).count();
+  EXPECT_LT(waited, 60.0) << "rigid job still " << state << "\n" << Log();
+  EXPECT_FALSE(WaitForNodes(job, 1, 10).empty()) << AdminComment(job);  // written next cycle
+  std::cout << "rigid -N 3 job started " << waited << " s after submission\n";
+
+  // (f) after the rigid job ends the elastic job grows back onto the same nodes.
+  EXPECT_FALSE(WaitForNodes(job, 4, 90).empty()) << AdminComment(job) << "\n" << Log();
+
+  const std::string final_state = cluster().WaitForJob(job, 600);
+  const std::string text = RunCommand("cat " + ShellQuote(out)).output;
+  ASSERT_EQ(final_state, "COMPLETED") << text;
+  EXPECT_EQ(cluster().WaitForJob(hold, 10), "COMPLETED");
+  const std::string log = Log();
+  EXPECT_NE(log.find("job " + job + " shrink: 4 -> 1"), std::string::npos) << log;
+  EXPECT_NE(text.find("resize pause"), std::string::npos) << text;
+
+  // Identical parameters to an uninterrupted single-process run of the same config.
+  const std::string reference = RunCommand(ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent") +
+                                           " train --config " + Config(dir, "reference"))
+                                    .output;
+  ASSERT_FALSE(FinalHash(reference).empty()) << reference;
+  EXPECT_EQ(FinalHash(text), FinalHash(reference)) << text;
+}
+
+}  // namespace
+}  // namespace elastic::testing
