@@ -11,8 +11,9 @@ say "installing dependencies"
 say "building"
 "$top/contrib/build.sh"
 
-say "starting a local Slurm cluster (4 nodes, slurmdbd, the elastic SPANK plugin)"
-exports=$("$top/contrib/local-cluster.sh" up --nodes 4 --plugin "$build/spank/spank_elastic.so")
+say "starting a local Slurm cluster (4 nodes, slurmdbd, the elastic SPANK plugin, elasticd)"
+exports=$("$top/contrib/local-cluster.sh" up --nodes 4 --plugin "$build/spank/spank_elastic.so" \
+          --elasticd "$build/scheduler/daemon/elasticd")
 eval "$exports"
 trap '"$top/contrib/local-cluster.sh" down --dir "$ELASTIC_CLUSTER_DIR" >&2' EXIT
 sinfo >&2
@@ -25,48 +26,40 @@ name = "fmnist_cnn"
 path = "/usr/share/datasets/fashion-mnist"
 [train]
 ests = 8
-global_batch = 256
+global_batch = 64
 lr = 0.05
 momentum = 0.9
 seed = 1
-steps = 150
+steps = 3000
 threads = 1
-log_every = 25
+log_every = 500
 [checkpoint]
 dir = "$work/ckpt"
 TOML
 
-say "submitting: sbatch -N 2-4 --elastic --elastic-est=8"
-# Until elasticd drives resizes (its own issue), the batch script resizes its own allocation the
-# way elasticd's supervisor will (design.md §3): checkpoint at a step boundary (--until-step),
-# shrink with scontrol, grow with an expansion job, relaunch from the checkpoint.
-job=$(sbatch --parsable -N 2-4 --exclusive --elastic --elastic-est=8 --chdir "$work" -o "$work/job.out" --wrap "
-  set -e
-  train() { n=\$1; shift; srun --mpi=pmix -N \$n -n \$n $build/agent/elastic-agent train --config $work/train.toml \"\$@\"; }
-  refresh() { . ./slurm_job_\${SLURM_JOB_ID}_resize.sh; export SLURM_TASKS_PER_NODE=\$SLURM_JOB_CPUS_PER_NODE; }
-  echo \"== generation 1: \$SLURM_JOB_NUM_NODES nodes (\$SLURM_JOB_NODELIST)\"
-  train \$SLURM_JOB_NUM_NODES --until-step 50 | tail -n 1
-  scontrol update JobId=\$SLURM_JOB_ID NumNodes=1
-  refresh
-  echo \"== generation 2, shrunk: \$SLURM_JOB_NUM_NODES node (\$SLURM_JOB_NODELIST)\"
-  train 1 --until-step 100 | tail -n 1
-  sleep 1   # a node shrunk away must not be launched on within the same second (credential)
-  # salloc has no --parsable in 22.05: take the id from its message. --exclude keeps the
-  # expansion off the node the job still holds (it would otherwise share it, CR_Core).
-  exp=\$(salloc --no-shell -N 2 --exclusive --exclude=\$SLURM_JOB_NODELIST \\
-        --dependency=expand:\$SLURM_JOB_ID 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
-  scontrol update JobId=\$exp NumNodes=0
-  scancel \$exp
-  scontrol update JobId=\$SLURM_JOB_ID NumNodes=ALL
-  refresh
-  echo \"== generation 3, grown: \$SLURM_JOB_NUM_NODES nodes (\$SLURM_JOB_NODELIST)\"
-  train \$SLURM_JOB_NUM_NODES | tail -n 1
-")
-echo "job $job submitted" >&2
+summary() { scontrol show job "$1" | grep -o 'AdminComment=[^ ]*' || true; }
+wait_nodes() {  # job, node count: until elasticd's summary shows it
+  for _ in $(seq 180); do summary "$1" | grep -q "nodes=$2/" && return 0; sleep 0.5; done
+  return 1
+}
+
+say "a rigid job holds 3 nodes for 10 s; the elastic job (-N 1-4) starts on the 4th"
+sbatch -N 3 --exclusive --wrap 'sleep 10' >/dev/null
+job=$(sbatch --parsable -N 1-4 --exclusive --elastic --elastic-est=8 -o "$work/job.out" \
+      --wrap "$build/agent/elastic-agent run --config $work/train.toml")
+sleep 2; squeue >&2; summary "$job"
+say "the rigid job ends: elasticd grows the elastic job into the idle nodes"
+wait_nodes "$job" 4; squeue >&2; summary "$job"
+say "a rigid -N 3 job arrives: elasticd shrinks the elastic job so it can start"
+rigid=$(sbatch --parsable -N 3 --exclusive --wrap 'sleep 8')
+wait_nodes "$job" 1; sleep 1; squeue >&2; summary "$job"
+say "the rigid job ends: the elastic job grows back"
+wait_nodes "$job" 4; squeue >&2; summary "$job"
 while squeue -h -j "$job" 2>/dev/null | grep -q .; do sleep 1; done
-say "job output"
-cat "$work/job.out"
-# A resized job has one accounting record per size; the last one holds the final state.
+say "job output (supervisor notes and training)"
+grep -v 'samples_per_s' "$work/job.out" | grep -v UCX | grep -v ucp_
+say "elasticd's decisions"
+cat "$ELASTIC_CLUSTER_DIR/log/elasticd.log"
 state=$(sacct -n -X -P -j "$job" -o State | tail -n1)
 say "job $job: $state"
 [[ $state == COMPLETED ]]
