@@ -10,26 +10,10 @@
 #include <cstring>
 #include <vector>
 
+#include "scheduler/common/unique_fd.h"
+
 namespace elastic::spank {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd& operator=(Fd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::string Errno(const std::string& path, const char* what) {
   return "elastic: checkpoint directory " + path + ": " + what + ": " + std::strerror(errno);
@@ -37,18 +21,18 @@ std::string Errno(const std::string& path, const char* what) {
 
 // Opens (creating if absent) `name` under `parent` as a directory, never following a symlink.
 std::string OpenOrMakeDir(int parent, const std::string& name, const std::string& path,
-                          mode_t mode, Fd& out) {
+                          mode_t mode, UniqueFd& out) {
   if (mkdirat(parent, name.c_str(), mode) != 0 && errno != EEXIST) {
     return Errno(path, "cannot create");
   }
   int fd = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return Errno(path, "cannot open (a symlink or not a directory?)");
-  out = Fd(fd);
+  out = UniqueFd(fd);
   return {};
 }
 
 // Gives the directory to the user with mode 0700, unless someone else already owns it.
-std::string HandOver(const Fd& dir, const std::string& path, uid_t uid, gid_t gid) {
+std::string HandOver(const UniqueFd& dir, const std::string& path, uid_t uid, gid_t gid) {
   struct stat st {};
   if (fstat(dir.get(), &st) != 0) return Errno(path, "cannot stat");
   if (st.st_uid != uid && st.st_uid != 0) {
@@ -83,7 +67,7 @@ std::string PrepareJobCheckpointDir(const std::string& base, const std::string& 
   if (!SafeName(user_name)) return "elastic: unusable user name \"" + user_name + "\"";
   // The base is the sysadmin's: create it if missing (root, 0755), never loosen or take it over.
   if (mkdir(base.c_str(), 0755) != 0 && errno != EEXIST) return Errno(base, "cannot create");
-  Fd base_fd(open(base.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd base_fd(open(base.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (base_fd.get() < 0) return Errno(base, "cannot open");
   struct stat st {};
   if (fstat(base_fd.get(), &st) != 0) return Errno(base, "cannot stat");
@@ -92,13 +76,13 @@ std::string PrepareJobCheckpointDir(const std::string& base, const std::string& 
            " must be owned by root and not writable by group or others";
   }
   std::string user_path = base + "/" + user_name;
-  Fd user_fd;
+  UniqueFd user_fd;
   std::string error = OpenOrMakeDir(base_fd.get(), user_name, user_path, 0700, user_fd);
   if (error.empty()) error = HandOver(user_fd, user_path, uid, gid);
   if (!error.empty()) return error;
   std::string job_name = std::to_string(job_id);
   path = user_path + "/" + job_name;
-  Fd job_fd;
+  UniqueFd job_fd;
   error = OpenOrMakeDir(user_fd.get(), job_name, path, 0700, job_fd);
   if (error.empty()) error = HandOver(job_fd, path, uid, gid);
   return error;

@@ -12,6 +12,9 @@ extern "C" {
 #include <cstdlib>
 #include <regex>
 #include <stdexcept>
+#include <system_error>
+
+#include "agent/supervisor/spawn.h"
 
 namespace elastic::agent {
 namespace {
@@ -22,34 +25,27 @@ struct CommandResult {
 };
 
 CommandResult RunCommand(const std::vector<std::string>& argv) {
-  int fds[2];
   CommandResult result;
-  if (::pipe(fds) != 0) return result;
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    // scontrol writes slurm_job_<id>_resize.{sh,csh} into the cwd when it sees it runs inside
-    // the job; we read the new allocation from Slurm instead, so leave no files behind.
-    if (argv[0] == "scontrol") {
-      ::unsetenv("SLURM_JOB_ID");
-      ::unsetenv("SLURM_JOBID");
-    }
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    _exit(127);
+  SpawnOptions options;
+  options.merge_stderr = true;
+  // scontrol writes slurm_job_<id>_resize.{sh,csh} into the cwd when it sees it runs inside
+  // the job; we read the new allocation from Slurm instead, so leave no files behind.
+  if (argv[0] == "scontrol") options.unset_env = {"SLURM_JOB_ID", "SLURM_JOBID"};
+  Spawned child;
+  try {
+    child = Spawn(argv, options);
+  } catch (const std::system_error& e) {
+    result.output = e.what();
+    return result;
   }
-  ::close(fds[1]);
   std::array<char, 4096> buffer;
   ssize_t n;
-  while ((n = ::read(fds[0], buffer.data(), buffer.size())) > 0) result.output.append(buffer.data(), n);
-  ::close(fds[0]);
+  while ((n = ::read(child.out_fd, buffer.data(), buffer.size())) > 0) {
+    result.output.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  ::close(child.out_fd);
   int status = 0;
-  if (pid > 0 && ::waitpid(pid, &status, 0) == pid) {
+  if (::waitpid(child.pid, &status, 0) == child.pid) {
     result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
   return result;

@@ -1,15 +1,14 @@
 // StepProcess: fork/exec with a stdout pipe, poll-based line forwarding, non-blocking reaping.
 #include "agent/supervisor/step_process.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <system_error>
 
+#include "agent/supervisor/spawn.h"
 #include "agent/train/first_step_marker.h"
 
 namespace elastic::agent {
@@ -23,22 +22,10 @@ StepProcess::~StepProcess() {
 }
 
 void StepProcess::Launch(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
-  if (pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copy
-    ::execvp(args[0], args.data());
-    _exit(127);
-  }
-  ::close(fds[1]);
+  Spawned child = Spawn(argv);
   if (out_fd_ >= 0) ::close(out_fd_);
-  out_fd_ = fds[0];
-  pid_ = pid;
+  out_fd_ = child.out_fd;
+  pid_ = child.pid;
   partial_.clear();
   first_step_seen_ = false;
 }

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <utility>
 
+#include "scheduler/common/unique_fd.h"
+
 namespace elastic::daemon {
 namespace {
 
@@ -19,22 +21,6 @@ namespace {
 // one stack frame per level, and a user must not be able to exhaust either in a root daemon.
 constexpr int kMaxDepth = 128;
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  int get() const { return fd_; }
-  bool ok() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
 
 std::string Problem(const std::string& path, const char* what) {
   return "checkpoint cleanup: " + path + ": " + what + ": " + std::strerror(errno);
@@ -85,7 +71,7 @@ class TreeRemover {
       return false;
     }
     // O_NOFOLLOW: if the user swapped the directory for a symlink since fstatat, this fails.
-    Fd dir(openat(parent, name.c_str(), kDirFlags));
+    UniqueFd dir(openat(parent, name.c_str(), kDirFlags));
     if (!dir.ok()) {
       report_.errors.push_back(Problem(path, "cannot open directory"));
       return false;
@@ -124,30 +110,30 @@ class TreeRemover {
 
 // Opens the admin-configured base (a symlink there is the admin's choice, so it is followed).
 // A base that does not exist yet holds nothing: not an error.
-Fd OpenBase(const std::string& base, dev_t& dev, std::vector<std::string>& errors) {
-  Fd fd(open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+UniqueFd OpenBase(const std::string& base, dev_t& dev, std::vector<std::string>& errors) {
+  UniqueFd fd(open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   struct stat st {};
   if (!fd.ok() || fstat(fd.get(), &st) != 0) {
     if (errno != ENOENT) errors.push_back(Problem(base, "cannot open checkpoint base"));
-    return Fd();
+    return UniqueFd();
   }
   dev = st.st_dev;
   return fd;
 }
 
 // Opens <base>/<user> if it is a real directory on the base's filesystem.
-Fd OpenUserDir(int base_fd, const std::string& path, const std::string& user, dev_t dev,
+UniqueFd OpenUserDir(int base_fd, const std::string& path, const std::string& user, dev_t dev,
                std::vector<std::string>& errors) {
-  Fd fd(openat(base_fd, user.c_str(), kDirFlags));
+  UniqueFd fd(openat(base_fd, user.c_str(), kDirFlags));
   if (!fd.ok()) {
     // Not a directory, or a symlink a user planted: not ours to look into.
     if (errno != ENOTDIR && errno != ELOOP && errno != ENOENT) {
       errors.push_back(Problem(path, "cannot open"));
     }
-    return Fd();
+    return UniqueFd();
   }
   struct stat st {};
-  if (fstat(fd.get(), &st) != 0 || st.st_dev != dev) return Fd();
+  if (fstat(fd.get(), &st) != 0 || st.st_dev != dev) return UniqueFd();
   return fd;
 }
 
@@ -177,7 +163,7 @@ std::vector<CheckpointEntry> ScanCheckpointBase(const std::string& base,
                                                 std::vector<std::string>& errors) {
   std::vector<CheckpointEntry> found;
   dev_t dev = 0;
-  Fd base_fd = OpenBase(base, dev, errors);
+  UniqueFd base_fd = OpenBase(base, dev, errors);
   std::vector<std::string> users;
   if (!base_fd.ok()) return found;
   if (!ListNames(base_fd.get(), users)) {
@@ -186,7 +172,7 @@ std::vector<CheckpointEntry> ScanCheckpointBase(const std::string& base,
   }
   for (const std::string& user : users) {
     std::string user_path = base + "/" + user;
-    Fd user_fd = OpenUserDir(base_fd.get(), user_path, user, dev, errors);
+    UniqueFd user_fd = OpenUserDir(base_fd.get(), user_path, user, dev, errors);
     std::vector<std::string> names;
     if (!user_fd.ok()) continue;
     if (!ListNames(user_fd.get(), names)) {
@@ -215,12 +201,12 @@ CleanupReport CleanFinishedCheckpoints(const std::string& base,
   report.kept = found.size() - expired.size();
   if (expired.empty()) return report;
   dev_t dev = 0;
-  Fd base_fd = OpenBase(base, dev, report.errors);
+  UniqueFd base_fd = OpenBase(base, dev, report.errors);
   if (!base_fd.ok()) return report;
   TreeRemover remover(dev, report);
   for (const CheckpointEntry& entry : expired) {
     std::string user_path = base + "/" + entry.user;
-    Fd user_fd = OpenUserDir(base_fd.get(), user_path, entry.user, dev, report.errors);
+    UniqueFd user_fd = OpenUserDir(base_fd.get(), user_path, entry.user, dev, report.errors);
     if (!user_fd.ok()) continue;
     std::string name = std::to_string(entry.job_id);
     if (remover.Remove(user_fd.get(), user_path, name, 0)) {

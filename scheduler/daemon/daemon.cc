@@ -25,6 +25,7 @@
 #include "scheduler/daemon/request_handler.h"
 #include "scheduler/daemon/socket_server.h"
 #include "scheduler/slurm/slurm_client.h"
+#include "scheduler/slurm/slurm_records.h"
 
 #ifndef ELASTIC_VERSION
 #error "ELASTIC_VERSION must be defined by the build"
@@ -113,9 +114,7 @@ void LogDecisionsSince(const DaemonState& state, std::uint64_t before) {
 // Slurm's record of one job, for ownership checks on register.
 std::optional<policy::SlurmJob> LookupJob(std::uint32_t job_id) {
   try {
-    for (policy::SlurmJob& job : slurm::ReadSlurmView().jobs) {
-      if (job.job_id == job_id) return std::move(job);
-    }
+    return slurm::ReadSlurmJob(job_id);
   } catch (const std::exception& e) {
     Log(LogLevel::kWarn, std::string("job lookup: ") + e.what());
   }
@@ -142,7 +141,7 @@ void Cycle(const DaemonConfig& config, DaemonState& state, std::int64_t& last_cl
   SaveIfDirty(config, state);
   if (config.checkpoint_retention && view.now - last_cleanup >= 60) {
     last_cleanup = view.now;
-    CleanupReport report = CleanFinishedCheckpoints(config.checkpoint_base, result.unfinished_jobs,
+    CleanupReport report = CleanFinishedCheckpoints(config.checkpoint_base, slurm::UnfinishedJobIds(view),
                                                     view.now, *config.checkpoint_retention);
     for (const std::string& path : report.removed) Log(LogLevel::kInfo, "removed " + path);
     for (const std::string& error : report.errors) Log(LogLevel::kWarn, "cleanup: " + error);

@@ -73,10 +73,7 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
   const std::int64_t now = view.now;
   std::map<std::uint32_t, const policy::SlurmJob*> slurm;
   CycleResult result;
-  for (const policy::SlurmJob& job : view.jobs) {
-    slurm[job.job_id] = &job;
-    if (job.state != policy::SlurmJobState::kOther) result.unfinished_jobs.insert(job.job_id);
-  }
+  for (const policy::SlurmJob& job : view.jobs) slurm[job.job_id] = &job;
   Reconcile(state, slurm, options, now);
   state.last_view = view;
   if (options.resize) {

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +23,6 @@ struct CycleOptions {
 
 struct CycleResult {
   std::vector<std::pair<std::uint32_t, std::string>> admin_comments;  // job id, new text
-  std::set<std::uint32_t> unfinished_jobs;  // every job Slurm still runs or queues
 };
 
 CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
@@ -134,6 +135,20 @@ policy::SlurmView ReadSlurmView() {
   view.jobs = ReadJobs();
   view.reservations = ReadReservations(view.nodes);
   return view;
+}
+
+std::optional<policy::SlurmJob> ReadSlurmJob(std::uint32_t job_id) {
+  EnsureInitialized();
+  job_info_msg_t* raw = nullptr;
+  if (slurm_load_job(&raw, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
+    if (slurm_get_errno() == ESLURM_INVALID_JOB_ID) return std::nullopt;
+    throw SlurmError(LastError("slurm_load_job"));
+  }
+  JobsMsg msg(raw);
+  for (std::uint32_t i = 0; i < msg->record_count; ++i) {
+    if (msg->job_array[i].job_id == job_id) return ToJob(msg->job_array[i]);
+  }
+  return std::nullopt;
 }
 
 std::string SetAdminComment(std::uint32_t job_id, const std::string& text) {

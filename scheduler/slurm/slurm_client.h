@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +25,9 @@ class SlurmError : public std::runtime_error {
 
 // Nodes, all jobs (SHOW_ALL|SHOW_DETAIL) and reservations, each sorted as slurm_view.h states.
 policy::SlurmView ReadSlurmView();
+
+// One job (slurm_load_job), for a request about it; nullopt if Slurm does not know it.
+std::optional<policy::SlurmJob> ReadSlurmJob(std::uint32_t job_id);
 
 // Sets job `job_id`'s AdminComment (only root or SlurmUser may). "" on success.
 std::string SetAdminComment(std::uint32_t job_id, const std::string& text);
