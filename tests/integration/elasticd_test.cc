@@ -105,7 +105,8 @@ TEST_F(Elasticd, ForgedAndReplayedCredentialsAreRefused) {
   auto bad_op = nlohmann::json::parse(SendRaw(
       [&] { std::string c = Credential(R"({"op":"rm -rf"})"); c.pop_back(); return c; }()));
   EXPECT_FALSE(bad_op["ok"]);
-  EXPECT_EQ(bad_op["error"], "unknown op \"rm -rf\": expected status");
+  EXPECT_EQ(bad_op["error"],
+            "unknown op \"rm -rf\": expected status, register, poll, deregister or resize");
   EXPECT_NE(Log().find("rejected request: MUNGE credential refused"), std::string::npos);
 }
 
