@@ -136,6 +136,8 @@ class Supervisor {
          (o.grow ? "grow" : "shrink") + " to " + std::to_string(o.order.nodes) + " node(s) (" +
          order.value("reason", "") + ")");
     order_received_ = Clock::now();
+    pause_kind_ = std::string(o.grow ? "grow " : "shrink ") +
+                  std::to_string(machine_->nodes()) + " -> " + std::to_string(o.order.nodes);
     Execute(machine_->OnOrder(o.order));
   }
 
@@ -146,6 +148,7 @@ class Supervisor {
       return;
     }
     const bool resizing = machine_->state() == SupervisorState::kCheckpointing;
+    if (resizing) phase_times_.checkpointed = Clock::now();
     if (code != 0) exit_status_ = code;
     Execute(machine_->OnStepExited(code, !resizing));
   }
@@ -183,13 +186,21 @@ class Supervisor {
       }
     }
     if (!error.empty()) Note("resize failed, relaunching on the current nodes: " + error);
+    phase_times_.resized = Clock::now();
+    if (error.empty() && action.kind == ActionKind::kShrinkAllocation) {
+      last_shrink_ = phase_times_.resized;
+    }
     Execute(machine_->OnAllocationResized(error.empty(), error.empty() ? nodes : 0));
   }
 
   void Launch(const Action& action) {
     if (action.credential_grace) {
-      // A node shrunk away and re-added has the job's credential revoked for up to 1 s.
-      std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+      // A node shrunk away has the job's credential revoked at 1 s resolution (slurmd compares
+      // whole seconds): a launch in the same second as the release is refused. Only the part of
+      // 1.1 s since our last shrink that has not yet passed needs waiting.
+      const auto safe = (last_shrink_ ? *last_shrink_ : Clock::now()) +
+                        std::chrono::milliseconds(1100);
+      if (safe > Clock::now()) std::this_thread::sleep_until(safe);
     }
     const std::string n = std::to_string(action.nodes);
     Note("generation " + std::to_string(action.generation) + ": srun on " + n + " node(s) " +
@@ -200,11 +211,23 @@ class Supervisor {
     if (order_received_) pause_started_ = true;
   }
 
+  // The pause and where it went: the step's checkpoint-and-exit, the allocation change (Slurm),
+  // and the relaunch (srun, MPI start-up, resume from the checkpoint, first step).
   void EndPause() {
-    last_pause_s_ = std::chrono::duration<double>(Clock::now() - *order_received_).count();
-    char text[64];
-    std::snprintf(text, sizeof text, "%.2f", last_pause_s_);
-    Note(std::string("resize pause ") + text + " s (order received -> first step done)");
+    const auto now = Clock::now();
+    auto seconds = [](Clock::time_point from, Clock::time_point to) {
+      return std::chrono::duration<double>(to - from).count();
+    };
+    last_pause_s_ = seconds(*order_received_, now);
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "resize pause %.2f s (%s: checkpoint %.2f s, allocation %.2f s, relaunch %.2f s;"
+                  " order received -> first step done)",
+                  last_pause_s_, pause_kind_.c_str(),
+                  seconds(*order_received_, phase_times_.checkpointed),
+                  seconds(phase_times_.checkpointed, phase_times_.resized),
+                  seconds(phase_times_.resized, now));
+    Note(text);
     pause_started_ = false;
     order_received_.reset();
     next_poll_ = Clock::now();
@@ -220,10 +243,14 @@ class Supervisor {
   std::map<std::uint64_t, Order> orders_;
   std::uint64_t seen_order_ = 0;
   bool registered_ = false, warned_ = false, forwarded_stop_ = false, pause_started_ = false;
-  std::string last_error_, detail_;
+  std::string last_error_, detail_, pause_kind_;
   Clock::time_point next_poll_ = Clock::now(), next_register_ = Clock::now();
   std::optional<Clock::time_point> order_received_;
   double last_pause_s_ = 0.0;
+  struct {
+    Clock::time_point checkpointed, resized;
+  } phase_times_;
+  std::optional<Clock::time_point> last_shrink_;
   int exit_status_ = 0;
 };
 

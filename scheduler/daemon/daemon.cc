@@ -6,15 +6,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <boost/asio/signal_set.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <algorithm>
 #include <functional>
 #include <sstream>
 
+#include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <nlohmann/json.hpp>
 
 #include "scheduler/daemon/checkpoint_cleanup.h"
 #include "scheduler/daemon/credential.h"
@@ -189,8 +190,9 @@ int RunDaemon(const DaemonConfig& config, bool foreground) {
       std::string reply = HandleRequest(who, state, NowUnix(), LookupJob);
       LogDecisionsSince(state, decided_before);
       if (who.ok() && reply.rfind("{\"error\"", 0) == 0) {
+        const nlohmann::json refusal = nlohmann::json::parse(reply, nullptr, false);
         Log(LogLevel::kWarn, "refused a request from uid " + std::to_string(who.uid) + ": " +
-                                 reply);
+                                 refusal.value("error", reply));
       }
       SaveIfDirty(config, state);
       return reply;

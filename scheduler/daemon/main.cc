@@ -2,6 +2,7 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "scheduler/common/toml_reader.h"
 #include "scheduler/daemon/client.h"
@@ -14,7 +15,9 @@ namespace {
 
 constexpr const char* kDefaultConfig = ELASTIC_SYSCONFDIR "/elasticd.toml";
 
-int Status(const po::variables_map& vm) {
+// Sends one request as the calling user; prints the refusal and returns nullopt if refused.
+std::optional<nlohmann::json> Ask(const po::variables_map& vm, const std::string& command,
+                                  const nlohmann::json& request) {
   // The default config is optional for a client (a user may have no access to it).
   std::string config_path = vm["config"].as<std::string>();
   DaemonConfig config;
@@ -23,13 +26,53 @@ int Status(const po::variables_map& vm) {
   }
   if (vm.count("socket")) config.socket = vm["socket"].as<std::string>();
   auto codec = MakeMungeCodec(config.munge_socket);
-  nlohmann::json reply = SendRequest(config.socket, *codec, {{"op", "status"}});
+  nlohmann::json reply = SendRequest(config.socket, *codec, request);
   if (!reply.value("ok", false)) {
-    std::cerr << "elasticd status: " << reply.value("error", "request refused") << "\n";
-    return 1;
+    std::cerr << "elasticd " << command << ": " << reply.value("error", "request refused") << "\n";
+    return std::nullopt;
   }
-  if (vm.count("json")) std::cout << reply.dump(2) << "\n";
-  else std::cout << FormatStatus(reply);
+  return reply;
+}
+
+int Status(const po::variables_map& vm) {
+  auto reply = Ask(vm, "status", {{"op", "status"}});
+  if (!reply) return 1;
+  if (vm.count("json")) std::cout << reply->dump(2) << "\n";
+  else std::cout << FormatStatus(*reply);
+  return 0;
+}
+
+// Admin: order a job to a node count now (root or SlurmUser; elasticd checks the credential).
+int Resize(const po::variables_map& vm) {
+  if (!vm.count("job") || !vm.count("nodes")) {
+    std::cerr << "elasticd resize: needs --job ID and --nodes N\n";
+    return 2;
+  }
+  auto reply = Ask(vm, "resize", {{"op", "resize"}, {"job_id", vm["job"].as<std::uint32_t>()},
+                                  {"nodes", vm["nodes"].as<int>()}});
+  if (!reply) return 1;
+  const nlohmann::json& order = (*reply)["order"];
+  std::cout << "job " << vm["job"].as<std::uint32_t>() << ": order generation "
+            << order.value("generation", 0) << ", " << order.value("kind", "") << " to "
+            << order.value("nodes", 0) << " node(s)\n";
+  return 0;
+}
+
+// Debugging aid: one raw JSON request, sent with the caller's credential; prints the reply.
+int Request(const po::variables_map& vm) {
+  if (!vm.count("argument")) {
+    std::cerr << "elasticd request: needs a JSON request, e.g. '{\"op\":\"status\"}'\n";
+    return 2;
+  }
+  nlohmann::json request =
+      nlohmann::json::parse(vm["argument"].as<std::string>(), nullptr, /*allow_exceptions=*/false);
+  if (request.is_discarded()) {
+    std::cerr << "elasticd request: the argument is not valid JSON\n";
+    return 2;
+  }
+  auto reply = Ask(vm, "request", request);
+  if (!reply) return 1;
+  std::cout << reply->dump(2) << "\n";
   return 0;
 }
 
@@ -40,13 +83,16 @@ int Main(int argc, char** argv) {
       "foreground,f", "stay in the foreground (for systemd and tests)")(
       "check", "validate the config file and exit")(
       "socket", po::value<std::string>(), "status: elasticd socket (overrides the config)")(
-      "json", "status: print the raw JSON reply");
+      "json", "status: print the raw JSON reply")(
+      "job", po::value<std::uint32_t>(), "resize: the job id")(
+      "nodes", po::value<int>(), "resize: the node count to order");
   po::options_description hidden;
-  hidden.add_options()("command", po::value<std::string>(), "subcommand");
+  hidden.add_options()("command", po::value<std::string>(), "subcommand")(
+      "argument", po::value<std::string>(), "request: the JSON request");
   po::options_description all;
   all.add(options).add(hidden);
   po::positional_options_description positional;
-  positional.add("command", 1);
+  positional.add("command", 1).add("argument", 1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
@@ -56,7 +102,10 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (vm.count("help")) {
-    std::cout << "usage: elasticd [--config F] [--foreground] | elasticd status [--json]\n"
+    std::cout << "usage: elasticd [--config F] [--foreground]\n"
+                 "       elasticd status [--json]              jobs, sizes, recent decisions\n"
+                 "       elasticd resize --job ID --nodes N    order a resize (admin)\n"
+                 "       elasticd request JSON                 send one raw request\n"
               << options;
     return 0;
   }
@@ -67,7 +116,10 @@ int Main(int argc, char** argv) {
   if (vm.count("command")) {
     std::string command = vm["command"].as<std::string>();
     if (command == "status") return Status(vm);
-    std::cerr << "elasticd: unknown command \"" << command << "\": expected status\n";
+    if (command == "resize") return Resize(vm);
+    if (command == "request") return Request(vm);
+    std::cerr << "elasticd: unknown command \"" << command
+              << "\": expected status, resize or request\n";
     return 2;
   }
   DaemonConfig config = LoadDaemonConfig(vm["config"].as<std::string>());

@@ -1,8 +1,8 @@
 // The whole system on a real 4-node cluster with elasticd, as a sysadmin deploys it: an elastic
 // `-N 1-4` job grows into nodes a rigid job frees, survives an elasticd SIGKILL and restart,
 // shrinks so that a later rigid `-N 3` job starts within 60 s, grows back onto the same nodes
-// once it ends, shows its summary in `scontrol show job`, and ends with the parameters of an
-// uninterrupted run of the same config.
+// once it ends, shows its summary in `scontrol show job`, refuses another user's requests for it,
+// and ends with the parameters of an uninterrupted run of the same config.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -60,6 +60,12 @@ class ElasticResize : public ClusterSuite {
     ASSERT_EQ(start.exit_code, 0) << start.output;
   }
 
+  // The elasticd client command line for this cluster's daemon.
+  std::string ElasticdCli() {
+    return ELASTIC_BINARY_DIR "/scheduler/daemon/elasticd --config " +
+           cluster().Export("ELASTIC_CLUSTER_DIR") + "/etc/elasticd.toml";
+  }
+
   std::string Log() {
     return RunCommand("cat " + cluster().Export("ELASTIC_CLUSTER_DIR") + "/log/elasticd.log")
         .output;
@@ -101,6 +107,24 @@ TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) 
   EXPECT_TRUE(std::regex_search(grown, std::regex("^elastic:est=8,nodes=4/1-4,plan=\\w+,gen=\\d+,"
                                                   "class=best-effort,last=\\d+$")))
       << grown;
+
+  // (d) another user (nobody) may neither take over the job nor order a resize; both refusals
+  // are logged with the caller's uid. Their status shows none of root's jobs.
+  const std::string as_nobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups " +
+                                ElasticdCli() + " ";
+  CommandResult hijack =
+      cluster().Run(as_nobody + "request '{\"op\":\"register\",\"job_id\":" + job + "}'");
+  EXPECT_NE(hijack.exit_code, 0) << hijack.output;
+  EXPECT_NE(hijack.output.find("job " + job + " belongs to another user"), std::string::npos)
+      << hijack.output;
+  CommandResult resize = cluster().Run(as_nobody + "resize --job " + job + " --nodes 2");
+  EXPECT_NE(resize.exit_code, 0) << resize.output;
+  EXPECT_NE(resize.output.find("resize is an admin command"), std::string::npos) << resize.output;
+  CommandResult peek = cluster().Run(as_nobody + "status --json");
+  EXPECT_EQ(peek.exit_code, 0) << peek.output;
+  EXPECT_EQ(peek.output.find("\"job_id\": " + job), std::string::npos) << peek.output;
+  EXPECT_NE(Log().find("refused a request from uid 65534: job " + job +
+                       " belongs to another user"), std::string::npos) << Log();
 
   // (c) elasticd killed and restarted: the job keeps running, the registry comes back.
   RestartElasticd();
