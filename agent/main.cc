@@ -84,6 +84,7 @@ int RunRun(const RunArgs& args) {
   options.ests = static_cast<int>(config.train.ests);
   options.plan = std::string(elastic::ToString(config.train.plan));
   options.sla_class = env("SLURM_ELASTIC_CLASS").value_or("best-effort");
+  options.max_restarts = args.max_restarts;
   return RunSupervisor(options, std::cout, std::cerr);
 }
 

@@ -13,7 +13,7 @@ packages=(
   # libraries
   libtorch-dev libtomlplusplus-dev libboost-program-options-dev libboost-dev
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libmunge-dev libslurm-dev
-  nlohmann-json3-dev libssl-dev
+  nlohmann-json3-dev libssl-dev libnlopt-dev
   # Slurm cluster with accounting (repeated resizes need slurmdbd)
   slurmctld slurmd slurm-client slurmdbd slurm-wlm-mysql-plugin mariadb-server munge
   # MPI with PMIx

@@ -28,12 +28,14 @@ constexpr std::string_view kProgramUsage =
     "  eval     test-set accuracy of the newest checkpoint (see elastic-agent eval --help)\n"
     "  run      supervise an elastic job from its batch script (see elastic-agent run --help)\n";
 constexpr std::string_view kRunUsage =
-    "Usage: elastic-agent run --config FILE [--socket PATH]\n"
+    "Usage: elastic-agent run --config FILE [--socket PATH] [--max-restarts N]\n"
     "\n"
     "The supervisor of an elastic job; call it from the batch script of `sbatch --elastic`.\n"
     "It registers the job with elasticd, runs `srun elastic-agent train --config FILE` on the\n"
     "job's nodes and, when elasticd orders a resize, stops the step at a mini-batch boundary\n"
     "(on-demand checkpoint), shrinks or grows the allocation and relaunches on the new nodes.\n"
+    "A step that fails (a rank killed, a node lost) is relaunched from the newest checkpoint,\n"
+    "up to --max-restarts times per job.\n"
     "Exit status: 0 when training completed, else the failing step's status.\n";
 constexpr std::string_view kTrainUsage =
     "Usage: elastic-agent train --config FILE [--until-step S]\n"
@@ -127,11 +129,18 @@ Command ParseRun(const std::vector<std::string>& args) {
       "job config (TOML), handed to every `elastic-agent train` step")(
       "socket", po::value<std::string>()->value_name("PATH"),
       "elasticd's socket (default: $SLURM_ELASTIC_ELASTICD_SOCKET from the plugin, else "
-      "/run/elasticd/elasticd.sock)");
+      "/run/elasticd/elasticd.sock)")(
+      "max-restarts", po::value<int>()->default_value(2)->value_name("N"),
+      "relaunch a failed step from the newest checkpoint at most N times (0-100)");
   po::variables_map values = Parse(args, options, "run");
   if (values.count("help") != 0) return ShowText{Describe(kRunUsage, options)};
+  const int max_restarts = values["max-restarts"].as<int>();
+  if (max_restarts < 0 || max_restarts > 100) {
+    throw UsageError("--max-restarts " + std::to_string(max_restarts) +
+                     ": expected an integer from 0 to 100");
+  }
   return RunArgs{values["config"].as<std::string>(),
-                 values.count("socket") ? values["socket"].as<std::string>() : ""};
+                 values.count("socket") ? values["socket"].as<std::string>() : "", max_restarts};
 }
 
 }  // namespace

@@ -28,10 +28,11 @@ struct EvalArgs {
   std::string config_path;
 };
 
-// `run --config F [--socket S]`: the supervisor inside a batch script.
+// `run --config F [--socket S] [--max-restarts N]`: the supervisor inside a batch script.
 struct RunArgs {
   std::string config_path;
   std::string socket;  // empty: $SLURM_ELASTIC_ELASTICD_SOCKET, else elasticd's default
+  int max_restarts = 2;  // failed steps relaunched from the newest checkpoint, per job
 };
 
 using Command = std::variant<ShowText, TrainArgs, EvalArgs, RunArgs>;

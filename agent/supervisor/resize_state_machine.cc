@@ -16,7 +16,8 @@ const char* ToString(SupervisorState state) {
   return "?";
 }
 
-ResizeStateMachine::ResizeStateMachine(int nodes) : nodes_(nodes) {}
+ResizeStateMachine::ResizeStateMachine(int nodes, int max_restarts)
+    : nodes_(nodes), max_restarts_(max_restarts) {}
 
 Action ResizeStateMachine::Report(const std::string& detail) const {
   return {ActionKind::kReport, nodes_, generation_, false, std::string(ToString(state_)) +
@@ -67,8 +68,11 @@ std::vector<Action> ResizeStateMachine::BeginResize(const ResizeOrder& order) {
 
 std::vector<Action> ResizeStateMachine::OnStepExited(int exit_code, bool finished) {
   if (state_ == SupervisorState::kCheckpointing) {
-    if (exit_code != 0) return Fail("step exited " + std::to_string(exit_code) +
-                                    " while checkpointing for a resize");
+    if (exit_code != 0) {
+      return RestartOrFail("step exited " + std::to_string(exit_code) +
+                           " while checkpointing for a resize to " +
+                           std::to_string(in_flight_->nodes) + " nodes");
+    }
     state_ = SupervisorState::kResizing;
     const ResizeOrder& order = *in_flight_;
     ActionKind kind =
@@ -76,7 +80,7 @@ std::vector<Action> ResizeStateMachine::OnStepExited(int exit_code, bool finishe
     return {{kind, order.nodes, order.generation, false, {}}, Report("")};
   }
   if (state_ != SupervisorState::kRunning) return {};
-  if (exit_code != 0) return Fail("step exited " + std::to_string(exit_code));
+  if (exit_code != 0) return RestartOrFail("step exited " + std::to_string(exit_code));
   if (finished) {
     state_ = SupervisorState::kFinished;
     return {Report("training complete")};
@@ -116,6 +120,22 @@ std::vector<Action> ResizeStateMachine::OnRelaunchAt(int nodes, bool credential_
     actions.insert(actions.end(), more.begin(), more.end());
   }
   return actions;
+}
+
+std::vector<Action> ResizeStateMachine::RestartOrFail(const std::string& why) {
+  if (restarts_ >= max_restarts_) {
+    return Fail(why + " (" + std::to_string(restarts_) + " of " +
+                std::to_string(max_restarts_) + " restarts used)");
+  }
+  ++restarts_;
+  // The allocation never changed (a resize's step stops before Slurm is asked), so the step
+  // goes back onto the same nodes and resumes from the newest valid checkpoint.
+  in_flight_.reset();
+  queued_.reset();
+  state_ = SupervisorState::kRelaunching;
+  return OnRelaunchAt(nodes_, false, why + ": restart " + std::to_string(restarts_) + " of " +
+                                         std::to_string(max_restarts_) +
+                                         " from the newest checkpoint");
 }
 
 std::vector<Action> ResizeStateMachine::Fail(const std::string& why) {

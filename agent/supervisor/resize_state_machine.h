@@ -7,7 +7,11 @@
 //   kStarting --launched--> kRunning --order(g>cur, k!=n)--> kCheckpointing
 //   kCheckpointing --step exited 0--> kResizing --resized to k--> kRelaunching
 //   kRelaunching --launched--> kRunning(g)            kRunning --step exited 0, done--> kFinished
-//   any failure --> kFailed (the last good checkpoint stays usable; elasticd is told why)
+//   a step that fails (nonzero exit, e.g. a rank killed) is relaunched on the same nodes from the
+//   newest checkpoint, up to max_restarts times in the job's life; an order it was carrying out
+//   is dropped (elasticd sees it failed and may order again)
+//   any other failure, or one past the budget --> kFailed (the last good checkpoint stays
+//   usable; elasticd is told why)
 #pragma once
 
 #include <cstdint>
@@ -44,8 +48,9 @@ struct Action {
 
 class ResizeStateMachine {
  public:
-  // The job starts with `nodes` nodes as generation 1.
-  explicit ResizeStateMachine(int nodes);
+  // The job starts with `nodes` nodes as generation 1; a failed step is relaunched up to
+  // `max_restarts` times.
+  explicit ResizeStateMachine(int nodes, int max_restarts = 0);
 
   std::vector<Action> Start();
   // An order from elasticd. Stale or duplicate generations are acknowledged and ignored; an
@@ -59,10 +64,13 @@ class ResizeStateMachine {
   SupervisorState state() const { return state_; }
   std::uint64_t generation() const { return generation_; }
   int nodes() const { return nodes_; }
+  int restarts() const { return restarts_; }
 
  private:
   std::vector<Action> BeginResize(const ResizeOrder& order);
   std::vector<Action> Fail(const std::string& why);
+  // A failed step: relaunch on the current nodes if the budget allows, else fail.
+  std::vector<Action> RestartOrFail(const std::string& why);
   // Relaunches the step on `nodes` and then starts a queued order, if any.
   std::vector<Action> OnRelaunchAt(int nodes, bool credential_grace, const std::string& note);
   Action Report(const std::string& detail) const;
@@ -70,6 +78,8 @@ class ResizeStateMachine {
   SupervisorState state_ = SupervisorState::kStarting;
   std::uint64_t generation_ = 1;
   int nodes_;
+  int max_restarts_;
+  int restarts_ = 0;
   bool shrunk_before_ = false;  // a grow may re-add a node this job released earlier
   std::optional<ResizeOrder> in_flight_;
   std::optional<ResizeOrder> queued_;

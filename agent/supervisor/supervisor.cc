@@ -45,7 +45,7 @@ class Supervisor {
                                "it with sbatch --elastic");
     }
     job_id_ = static_cast<std::uint32_t>(std::stoul(id));
-    machine_ = std::make_unique<ResizeStateMachine>(std::stoi(nodes));
+    machine_ = std::make_unique<ResizeStateMachine>(std::stoi(nodes), options.max_restarts);
   }
 
   int Run() {
@@ -65,7 +65,8 @@ class Supervisor {
       if (Clock::now() >= next_poll_) Poll();
     }
     if (registered_) Send({{"op", "deregister"}, {"job_id", job_id_}});
-    return exit_status_;
+    if (machine_->state() == SupervisorState::kFinished) return 0;  // even after restarts
+    return exit_status_ != 0 ? exit_status_ : 1;
   }
 
  private:
@@ -116,13 +117,15 @@ class Supervisor {
     auto reply = Send({{"op", "poll"}, {"job_id", job_id_},
                        {"generation", machine_->generation()}, {"seen_order", seen_order_},
                        {"state", ToString(machine_->state())}, {"detail", detail_},
-                       {"pause_s", last_pause_s_}});
+                       {"pause_s", last_pause_s_}, {"pause_generation", pause_generation_}});
     if (!reply) {
       if (last_error_.find("not registered") != std::string::npos) registered_ = false;
       return;  // elasticd restarting or gone: keep training, try again next poll
     }
     const nlohmann::json& order = (*reply)["order"];
-    if (order.is_null() || forwarded_stop_) return;
+    // An order that arrives while the last one's relaunch has not yet done its first step waits
+    // for the next poll: the step gets to make progress, and each pause is measured alone.
+    if (order.is_null() || forwarded_stop_ || order_received_) return;
     Order o;
     o.order.generation = order.at("generation").get<std::uint64_t>();
     o.target = order.at("target_nodes").get<std::vector<std::string>>();
@@ -150,7 +153,18 @@ class Supervisor {
     const bool resizing = machine_->state() == SupervisorState::kCheckpointing;
     if (resizing) phase_times_.checkpointed = Clock::now();
     if (code != 0) exit_status_ = code;
-    Execute(machine_->OnStepExited(code, !resizing));
+    const int restarts = machine_->restarts();
+    std::vector<Action> actions = machine_->OnStepExited(code, !resizing);
+    if (machine_->restarts() > restarts) {
+      // Relaunched after a failure, not resized: no pause to measure; a later success clears
+      // the failing status.
+      order_received_.reset();
+      pause_started_ = false;
+      Note("step exited " + std::to_string(code) + ": restart " +
+           std::to_string(machine_->restarts()) + " of " + std::to_string(options_.max_restarts) +
+           " on the same nodes from the newest checkpoint");
+    }
+    Execute(actions);
   }
 
   void Execute(const std::vector<Action>& actions) {
@@ -219,6 +233,7 @@ class Supervisor {
       return std::chrono::duration<double>(to - from).count();
     };
     last_pause_s_ = seconds(*order_received_, now);
+    pause_generation_ = machine_->generation();
     char text[256];
     std::snprintf(text, sizeof text,
                   "resize pause %.2f s (%s: checkpoint %.2f s, allocation %.2f s, relaunch %.2f s;"
@@ -247,6 +262,7 @@ class Supervisor {
   Clock::time_point next_poll_ = Clock::now(), next_register_ = Clock::now();
   std::optional<Clock::time_point> order_received_;
   double last_pause_s_ = 0.0;
+  std::uint64_t pause_generation_ = 0;  // the generation last_pause_s_ was measured for
   struct {
     Clock::time_point checkpointed, resized;
   } phase_times_;

@@ -22,6 +22,7 @@ struct SupervisorOptions {
   std::string sla_class = "best-effort";
   std::chrono::milliseconds poll_interval{1000};
   int grow_wait_s = 20;        // how long an expansion salloc may wait for its nodes
+  int max_restarts = 2;        // failed steps relaunched from the newest checkpoint, per job
 };
 
 // Returns the exit status for the batch script: 0 when training completed, else the failing

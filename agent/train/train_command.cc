@@ -145,7 +145,7 @@ bool HandleRequest(CheckpointRequest request, Checkpointer& checkpointer, Traine
   const bool stop = request == CheckpointRequest::kCheckpointAndStop;
   const std::string step = std::to_string(trainer.completed_steps());
   std::optional<std::filesystem::path> path = checkpointer.Write(trainer);
-  std::string note = std::string("elastic-agent: ") + (stop ? "SIGTERM" : "SIGUSR1") + ": ";
+  std::string note = std::string("elastic-agent: ") + (stop ? "SIGTERM/SIGUSR2" : "SIGUSR1") + ": ";
   if (!checkpointer.writes()) {
     note += "no checkpoint written (checkpoint.dir is not set or this is not rank 0)";
   } else if (path) {

@@ -61,6 +61,20 @@ TEST(CommandLine, Eval) {
   EXPECT_NE(std::get<ShowText>(command).text.find("Usage: elastic-agent eval"), std::string::npos);
 }
 
+TEST(CommandLine, Run) {
+  Command command = ParseCommandLine({"run", "--config", "job.toml"});
+  ASSERT_TRUE(std::holds_alternative<RunArgs>(command));
+  EXPECT_EQ(std::get<RunArgs>(command).config_path, "job.toml");
+  EXPECT_EQ(std::get<RunArgs>(command).socket, "");
+  EXPECT_EQ(std::get<RunArgs>(command).max_restarts, 2);
+  command = ParseCommandLine({"run", "-c", "a.toml", "--socket", "/s", "--max-restarts", "0"});
+  EXPECT_EQ(std::get<RunArgs>(command).socket, "/s");
+  EXPECT_EQ(std::get<RunArgs>(command).max_restarts, 0);
+  EXPECT_EQ(ErrorOf({"run", "-c", "a", "--max-restarts", "-1"}),
+            "--max-restarts -1: expected an integer from 0 to 100");
+  EXPECT_NE(TextOf({"run", "--help"}).find("--max-restarts"), std::string::npos);
+}
+
 TEST(CommandLine, UsageErrors) {
   EXPECT_EQ(ErrorOf({}), "missing command (see elastic-agent --help)");
   EXPECT_EQ(ErrorOf({"evaluate"}),

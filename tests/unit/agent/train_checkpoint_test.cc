@@ -251,7 +251,8 @@ TEST(TrainCheckpoint, SignalRequestsAreTakenAfterTheCurrentStep) {
   ASSERT_EQ(raise(SIGTERM), 0);  // wins: checkpoint after step 5 and stop there
   TrainRun term = Train(config);
   EXPECT_EQ(term.outcome.step, 5);
-  EXPECT_NE(term.err.find("elastic-agent: SIGTERM: wrote checkpoint " + config.checkpoint.dir +
+  EXPECT_NE(term.err.find("elastic-agent: SIGTERM/SIGUSR2: wrote checkpoint " +
+                          config.checkpoint.dir +
                           "/ckpt-0000000005.elck after step 5; stopping at step 5\n"),
             std::string::npos)
       << term.err;
@@ -305,7 +306,8 @@ TEST(TrainCheckpoint, BinaryStopsCleanlyOnSigtermAndResumes) {
   const std::string err((std::istreambuf_iterator<char>(err_file)), {});
   std::smatch match;
   ASSERT_TRUE(std::regex_search(
-      err, match, std::regex(R"(SIGTERM: wrote checkpoint \S+ after step (\d+); stopping)")))
+      err, match,
+      std::regex(R"(SIGTERM/SIGUSR2: wrote checkpoint \S+ after step (\d+); stopping)")))
       << err;
   const std::int64_t stopped = std::stoll(match[1]);
   ASSERT_EQ(Steps(dir.path() / "ckpt").front(), static_cast<std::uint64_t>(stopped));

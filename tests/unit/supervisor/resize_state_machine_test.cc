@@ -135,6 +135,34 @@ TEST(ResizeStateMachine, StepFailuresKeepTheCheckpointAndStop) {
   EXPECT_EQ(m.OnOrder({3, 2})[0].detail, "failed: order ignored: job is failed");
 }
 
+TEST(ResizeStateMachine, AFailedStepRestartsOnTheSameNodesWithinTheBudget) {
+  ResizeStateMachine m(2, /*max_restarts=*/2);
+  m.Start();
+  auto first = m.OnStepExited(137, false);  // a rank killed mid-step
+  ASSERT_EQ(Kinds(first), (std::vector<K>{K::kLaunchStep, K::kReport}));
+  EXPECT_EQ(first[0].nodes, 2);
+  EXPECT_EQ(first[0].generation, 1u);
+  EXPECT_FALSE(first[0].credential_grace);
+  EXPECT_NE(first[1].detail.find("step exited 137: restart 1 of 2 from the newest checkpoint"),
+            std::string::npos) << first[1].detail;
+  EXPECT_EQ(m.state(), S::kRunning);
+  // Failing while checkpointing for a resize: the order is dropped, the nodes are unchanged.
+  m.OnOrder({2, 1});
+  auto second = m.OnStepExited(1, false);
+  ASSERT_EQ(Kinds(second), (std::vector<K>{K::kLaunchStep, K::kReport}));
+  EXPECT_EQ(second[0].nodes, 2);
+  EXPECT_EQ(m.restarts(), 2);
+  EXPECT_EQ(m.nodes(), 2);
+  // A later order still works after restarts.
+  EXPECT_EQ(Kinds(m.OnOrder({3, 1})), (std::vector<K>{K::kCheckpointStep, K::kReport}));
+  m.OnStepExited(0, false);
+  EXPECT_EQ(m.OnAllocationResized(true, 1)[0].generation, 3u);
+  // The budget is spent: the next failure ends the job, keeping the checkpoint.
+  auto last = m.OnStepExited(9, false);
+  EXPECT_EQ(m.state(), S::kFailed);
+  EXPECT_NE(last[0].detail.find("(2 of 2 restarts used)"), std::string::npos) << last[0].detail;
+}
+
 TEST(ResizeStateMachine, FinishedTrainingEndsTheJob) {
   ResizeStateMachine m(2);
   m.Start();

@@ -1,0 +1,188 @@
+// Hand-computed cases for each term of Rubick's Eq. (1) (scheduler/perf/perf_model.h).
+#include "scheduler/perf/perf_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/unit/perf/perf_fixtures.h"
+
+namespace elastic::perf {
+namespace {
+
+using testing::OneNode;
+using testing::RoundParams;
+using testing::SmallModel;
+
+IterationTime Predict(const Resources& r, const ExecutionPlan& plan,
+                      const ModelDesc& m = SmallModel()) {
+  Checked<IterationTime> t = PredictIteration(m, r, plan, RoundParams());
+  EXPECT_TRUE(t) << t.error;
+  return t ? *t : IterationTime{};
+}
+
+TEST(OverlapTime, InterpolatesBetweenSumAndMax) {
+  EXPECT_DOUBLE_EQ(OverlapTime(3, 4, 1), 7);     // no overlap
+  EXPECT_DOUBLE_EQ(OverlapTime(3, 4, 2), 5);     // (9 + 16)^(1/2)
+  EXPECT_NEAR(OverlapTime(3, 4, 200), 4, 1e-9);  // -> max as k grows, no overflow
+  EXPECT_NEAR(OverlapTime(1e3, 1e3, 1e3), 1e3 * std::pow(2.0, 1e-3), 1e-9);
+  EXPECT_DOUBLE_EQ(OverlapTime(0, 4, 3), 4);
+  EXPECT_DOUBLE_EQ(OverlapTime(2, 0, 3), 2);
+  EXPECT_DOUBLE_EQ(OverlapTime(0, 0, 3), 0);
+}
+
+// P = 1e8, b = 8, 0.01 s per sample forward, k_bwd 2, k_opt 1e-10, k_const 0.05.
+TEST(PredictIteration, SingleGpuDp) {
+  IterationTime t = Predict(OneNode(1), {});
+  EXPECT_DOUBLE_EQ(t.fwd, 0.08);   // 0.01 s x 8 samples
+  EXPECT_DOUBLE_EQ(t.bwd, 0.16);   // k_bwd x T_fwd
+  EXPECT_DOUBLE_EQ(t.comm_dp, 0);  // d = 1: V_dp = 0
+  EXPECT_DOUBLE_EQ(t.cc, 0.24);    // T_fwd + f(T_bwd, 0)
+  EXPECT_DOUBLE_EQ(t.opt, 0.01);   // k_opt x P
+  EXPECT_DOUBLE_EQ(t.oo, 0.01);    // T_oo = T_opt without offload
+  EXPECT_DOUBLE_EQ(t.iter, 0.30);  // + k_const
+  EXPECT_DOUBLE_EQ(t.throughput, 8 / 0.30);
+}
+
+TEST(PredictIteration, GradientCheckpointingAddsOneForwardToBackward) {
+  IterationTime t = Predict(OneNode(1), {.gc = true});
+  EXPECT_DOUBLE_EQ(t.bwd, 0.16 + 0.08);
+  EXPECT_DOUBLE_EQ(t.iter, 0.08 + 0.24 + 0.01 + 0.05);
+}
+
+TEST(PredictIteration, DataParallelWithGradientAccumulation) {
+  // d = 2, a = 2: 2 samples per GPU per step. V_dp = 2 bytes x 1e8 x 2(d-1)/d = 2e8 bytes over
+  // NVLink (1e10 B/s) = 0.02 s; only the last backward overlaps the sync (k_sync = 2).
+  IterationTime t = Predict(OneNode(2), {.dp = 2, .ga_steps = 2});
+  EXPECT_DOUBLE_EQ(t.fwd, 0.02);
+  EXPECT_DOUBLE_EQ(t.bwd, 0.04);
+  EXPECT_DOUBLE_EQ(t.comm_dp, 0.02);
+  EXPECT_DOUBLE_EQ(t.cc, 2 * 0.02 + 1 * 0.04 + std::sqrt(0.04 * 0.04 + 0.02 * 0.02));
+  EXPECT_DOUBLE_EQ(t.opt, 0.01);  // plain DP: every replica updates all P parameters
+  EXPECT_NEAR(t.iter, t.cc + 0.01 + 0.05, 1e-15);
+}
+
+TEST(PredictIteration, DataParallelAcrossNodesUsesInterNodeBandwidth) {
+  // 4 GPUs, 2 per node: V_dp = 2e8 x 2 x 3/4 = 3e8 bytes over 1e9 B/s.
+  IterationTime t = Predict(OneNode(4, 2), {.dp = 4});
+  EXPECT_DOUBLE_EQ(t.comm_dp, 0.3);
+  EXPECT_DOUBLE_EQ(t.cc, 0.02 + std::sqrt(0.04 * 0.04 + 0.3 * 0.3));
+}
+
+TEST(PredictIteration, ZeroDpPartitionsTheOptimizerStep) {
+  IterationTime dp = Predict(OneNode(4), {.dp = 4});
+  IterationTime zero = Predict(OneNode(4), {.dp = 4, .zero_stage = 2});
+  EXPECT_DOUBLE_EQ(zero.opt, 1e-10 * 1e8 / 4);  // k_opt P / d
+  EXPECT_DOUBLE_EQ(zero.comm_dp, dp.comm_dp);   // same V_dp as DP (§4.1)
+  EXPECT_DOUBLE_EQ(zero.cc, dp.cc);
+}
+
+TEST(PredictIteration, TensorParallel) {
+  // t = 2 on one node: forward time halves; V_tp = 4*2*(t-1) * b*s*h*l / (d*t) elements of
+  // 2 bytes = 8 * 8*128*256*4 / 2 * 2 = 8388608 bytes over 1e10 B/s; T_opt = k_opt P / (t*p).
+  IterationTime t = Predict(OneNode(2), {.tp = 2});
+  EXPECT_DOUBLE_EQ(t.fwd, 0.04);
+  EXPECT_DOUBLE_EQ(t.comm_tp, 8388608 / 1e10);
+  EXPECT_DOUBLE_EQ(t.opt, 0.005);
+  EXPECT_DOUBLE_EQ(t.cc, 0.04 + 0.08 + 8388608 / 1e10);
+}
+
+TEST(PredictIteration, PipelineParallel) {
+  // p = 2, m = 4: a micro-batch of 2 samples takes 0.02 s through the whole model, so
+  // T_fwd = 0.02 / p * (m + p - 1) = 0.05. V_pp = 2*p*b*s*h / (d*t) elements = 1048576 * 2 B.
+  IterationTime t = Predict(OneNode(2), {.pp = 2, .micro_batches = 4});
+  EXPECT_DOUBLE_EQ(t.fwd, 0.05);
+  EXPECT_DOUBLE_EQ(t.bwd, 0.10);
+  EXPECT_DOUBLE_EQ(t.comm_pp, 2097152 / 1e10);
+  EXPECT_DOUBLE_EQ(t.opt, 0.005);
+  EXPECT_DOUBLE_EQ(t.cc, 0.05 + 0.10 + 2097152 / 1e10);
+}
+
+TEST(PredictIteration, ZeroOffload) {
+  // d = 2, c = 4: T_opt = k_opt_off P / (d c) = 1e-9 * 1e8 / 8; T_off = 2e8 B / (d * 5e9 B/s);
+  // T_oo = f^{k_off}(T_comm_dp, T_off) + f^{k_swap}(T_opt, T_off), both k = 2.
+  IterationTime t =
+      Predict(OneNode(2), {.dp = 2, .zero_stage = 2, .offload = true, .cpu_threads = 4});
+  EXPECT_DOUBLE_EQ(t.opt, 0.0125);
+  EXPECT_DOUBLE_EQ(t.off, 0.02);
+  EXPECT_DOUBLE_EQ(t.comm_dp, 0.02);
+  EXPECT_DOUBLE_EQ(t.oo, std::sqrt(2 * 0.02 * 0.02) + std::sqrt(0.0125 * 0.0125 + 0.02 * 0.02));
+  EXPECT_DOUBLE_EQ(t.cc, 0.04 + std::sqrt(0.08 * 0.08 + 0.02 * 0.02));
+  EXPECT_DOUBLE_EQ(t.iter, t.cc + t.oo + 0.05);
+}
+
+TEST(PredictIteration, MoreCpuThreadsSpeedUpOffload) {
+  auto with = [](int c) {
+    return Predict(OneNode(1), {.zero_stage = 2, .offload = true, .cpu_threads = c}).throughput;
+  };
+  EXPECT_LT(with(1), with(4));
+  EXPECT_LT(with(4), with(16));
+}
+
+TEST(PredictIteration, ForwardTimeFromFlops) {
+  ModelDesc m = SmallModel();
+  m.fwd_s_per_sample = 0;
+  m.fwd_flops_per_sample = 1e12;
+  Resources r = OneNode(1);
+  EXPECT_FALSE(PredictIteration(m, r, {}, RoundParams()));  // no device rate: no forward time
+  r.gpu_flops = 1e14;
+  EXPECT_DOUBLE_EQ(ForwardSecondsPerSample(m, r), 0.01);
+  EXPECT_DOUBLE_EQ(Predict(r, {}, m).iter, 0.30);
+}
+
+TEST(Bandwidths, BottleneckOfEachDimension) {
+  // 8 GPUs, 4 per node, ranks TP-innermost: TP {0,1}, DP {0,2}, PP {0,4} (crosses nodes).
+  GroupBandwidths bw = Bandwidths(OneNode(8, 4), {.dp = 2, .tp = 2, .pp = 2});
+  EXPECT_DOUBLE_EQ(bw.tp, 1e10);
+  EXPECT_DOUBLE_EQ(bw.dp, 1e10);
+  EXPECT_DOUBLE_EQ(bw.pp, 1e9);
+  bw = Bandwidths(OneNode(8, 4), {.dp = 4, .tp = 2});  // DP {0,2,4,6} crosses
+  EXPECT_DOUBLE_EQ(bw.dp, 1e9);
+  EXPECT_DOUBLE_EQ(bw.pp, 0);  // p = 1: no PP communication
+  EXPECT_DOUBLE_EQ(Bandwidths(OneNode(8, 4), {.tp = 8}).tp, 1e9);
+  EXPECT_DOUBLE_EQ(Bandwidths(OneNode(6, 4), {.dp = 6}).dp, 1e9);  // 4 + 2 GPUs
+  EXPECT_DOUBLE_EQ(Bandwidths(OneNode(3, 4), {.dp = 3}).dp, 1e10);
+}
+
+TEST(CheckPlan, RefusesPlansOutsideThePaperModel) {
+  const ModelDesc m = SmallModel();
+  auto why = [&](const Resources& r, const ExecutionPlan& p) { return CheckPlan(m, r, p); };
+  EXPECT_EQ(why(OneNode(4), {.dp = 4}), "");
+  EXPECT_NE(why(OneNode(4), {.dp = 2}).find("d*t*p = 2 but the allocation has 4 GPUs"),
+            std::string::npos);
+  EXPECT_NE(why(OneNode(3), {.dp = 3}).find("not a multiple of d*a*m = 3"), std::string::npos);
+  EXPECT_NE(why(OneNode(1), {.micro_batches = 2}).find("need pp > 1"), std::string::npos);
+  EXPECT_NE(why(OneNode(2), {.pp = 2, .ga_steps = 2}).find("micro-batches"), std::string::npos);
+  EXPECT_NE(why(OneNode(3), {.pp = 3}).find("pp 3 does not divide the model's 4 layers"),
+            std::string::npos);
+  EXPECT_NE(why(OneNode(2), {.tp = 2, .zero_stage = 2}).find("DP-based"), std::string::npos);
+  EXPECT_NE(why(OneNode(2), {.dp = 2, .zero_stage = 3}).find("zero stage 3"), std::string::npos);
+  EXPECT_NE(why(OneNode(1), {.offload = true, .cpu_threads = 1}).find("zero stage 2"),
+            std::string::npos);
+  EXPECT_NE(why(OneNode(1), {.zero_stage = 2, .offload = true}).find("cpu_threads >= 1"),
+            std::string::npos);
+  EXPECT_NE(why(OneNode(1), {.zero_stage = 2, .offload = true, .cpu_threads = 17})
+                .find("c*g = 17 CPU threads but the allocation has 16"),
+            std::string::npos);
+  ModelDesc cnn = m;
+  cnn.seq_len = 0;
+  EXPECT_NE(CheckPlan(cnn, OneNode(2), {.tp = 2}).find("seq_len and hidden"), std::string::npos);
+  Resources no_network = OneNode(2);
+  no_network.b_intra = 0;
+  EXPECT_NE(CheckPlan(m, no_network, {.dp = 2}).find("b_intra/b_inter"), std::string::npos);
+  EXPECT_FALSE(PredictIteration(m, OneNode(4), {.dp = 2}, RoundParams()));
+}
+
+TEST(PerfParams, VectorRoundTripAndNames) {
+  PerfParams k = RoundParams();
+  ParamVector v = ToVector(k);
+  EXPECT_EQ(v[0], k.k_bwd);
+  EXPECT_EQ(v[6], k.k_const);
+  EXPECT_EQ(ToVector(FromVector(v)), v);
+  EXPECT_EQ(ParamName(0), "k_bwd");
+  EXPECT_EQ(ParamName(3), "k_opt_off");
+  EXPECT_EQ(ParamName(6), "k_const");
+}
+
+}  // namespace
+}  // namespace elastic::perf
