@@ -113,8 +113,8 @@ void Bench(const char* name, bool pressure) {
   std::sort(ms.begin(), ms.end());
   int grows = 0, shrinks = 0;
   for (const ResizeOrderPlan& o : plan.orders) (o.kind == ResizeKind::kGrow ? grows : shrinks)++;
-  std::printf("plan %-9s 1000 nodes / 500 jobs: median %.3f ms (min %.3f, max %.3f; target <= 10 ms)"
-              " -> %d grow(s), %d shrink(s), %zu held back\n",
+  std::printf("plan %-9s 1000 nodes / 500 jobs: median %.3f ms (min %.3f, max %.3f; "
+              "target <= 10 ms) -> %d grow(s), %d shrink(s), %zu held back\n",
               name, ms[ms.size() / 2], ms.front(), ms.back(), grows, shrinks,
               plan.held_back.size());
 }

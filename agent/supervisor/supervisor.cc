@@ -79,7 +79,9 @@ class Supervisor {
 
   std::optional<nlohmann::json> Send(const nlohmann::json& request) {
     try {
-      nlohmann::json reply = daemon::SendRequest(options_.elasticd_socket, *codec_, request);
+      // A short deadline: this loop also forwards the step's output and its signals.
+      nlohmann::json reply = daemon::SendRequest(options_.elasticd_socket, *codec_, request,
+                                                 std::chrono::seconds(5));
       if (!reply.value("ok", false)) {
         last_error_ = reply.value("error", "refused");
         return std::nullopt;

@@ -1,4 +1,4 @@
-// SendRequest over a blocking UNIX-socket connection.
+// SendRequest over a UNIX-socket connection, with one deadline for the write and the reply.
 #include "scheduler/daemon/client.h"
 
 #include <boost/asio/connect.hpp>
@@ -7,13 +7,14 @@
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/write.hpp>
 #include <stdexcept>
+#include <string>
 
 #include "scheduler/daemon/protocol.h"
 
 namespace elastic::daemon {
 
 nlohmann::json SendRequest(const std::string& socket_path, CredentialCodec& codec,
-                           const nlohmann::json& request) {
+                           const nlohmann::json& request, std::chrono::milliseconds timeout) {
   namespace asio = boost::asio;
   std::string error;
   std::string credential = codec.Encode(request.dump(), error);
@@ -27,9 +28,27 @@ nlohmann::json SendRequest(const std::string& socket_path, CredentialCodec& code
                              " (is elasticd running? see `systemctl status elasticd`)");
   }
   credential += '\n';
-  asio::write(socket, asio::buffer(credential), ec);
+  // Asynchronous write and read under one deadline: a daemon stuck (or a peer that never
+  // answers) costs the caller `timeout`, not its whole loop.
   std::string reply;
-  if (!ec) asio::read_until(socket, asio::dynamic_buffer(reply, kMaxRequestLineBytes), '\n', ec);
+  bool done = false;
+  asio::async_write(socket, asio::buffer(credential), [&](boost::system::error_code e, std::size_t) {
+    if (e) {
+      ec = e;
+      done = true;
+      return;
+    }
+    asio::async_read_until(socket, asio::dynamic_buffer(reply, kMaxRequestLineBytes), '\n',
+                           [&](boost::system::error_code e2, std::size_t) {
+                             ec = e2;
+                             done = true;
+                           });
+  });
+  io.run_for(timeout);
+  if (!done) {
+    throw std::runtime_error("elasticd at " + socket_path + " did not answer within " +
+                             std::to_string(timeout.count()) + " ms");
+  }
   if (ec && reply.empty()) {
     throw std::runtime_error("elasticd at " + socket_path + " closed the connection: " +
                              ec.message());

@@ -1,5 +1,6 @@
 // elasticd start-up (log, state directory and saved registry, credentials, socket, signals), its
-// event loop (requests, and one Slurm cycle every cycle_interval); teardown always runs.
+// event loop (requests, and one Slurm cycle every cycle_interval); teardown always runs. Every
+// Slurm RPC runs on the SlurmWorker's thread, so a slow slurmctld never stalls the socket.
 #include "scheduler/daemon/daemon.h"
 
 #include <fcntl.h>
@@ -11,6 +12,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include <boost/asio/signal_set.hpp>
@@ -22,8 +25,10 @@
 #include "scheduler/daemon/daemon_cycle.h"
 #include "scheduler/daemon/daemon_state.h"
 #include "scheduler/daemon/log.h"
+#include "scheduler/daemon/protocol.h"
 #include "scheduler/daemon/registry_store.h"
 #include "scheduler/daemon/request_handler.h"
+#include "scheduler/daemon/slurm_worker.h"
 #include "scheduler/daemon/socket_server.h"
 #include "scheduler/slurm/slurm_client.h"
 #include "scheduler/slurm/slurm_records.h"
@@ -112,7 +117,11 @@ void LogDecisionsSince(const DaemonState& state, std::uint64_t before) {
   }
 }
 
-// Slurm's record of one job, for ownership checks on register.
+// At most this many requests wait for Slurm at once; more are refused on the spot rather than
+// queued without bound while slurmctld is slow (each waiting one holds a connection).
+constexpr std::size_t kMaxWaitingForSlurm = 64;
+
+// Slurm's record of one job, for ownership checks on register. Runs on the Slurm worker.
 std::optional<policy::SlurmJob> LookupJob(std::uint32_t job_id) {
   try {
     return slurm::ReadSlurmJob(job_id);
@@ -122,31 +131,99 @@ std::optional<policy::SlurmJob> LookupJob(std::uint32_t job_id) {
   return std::nullopt;
 }
 
-// One cycle: read Slurm, decide, write AdminComments, save, clean finished jobs' checkpoints.
-void Cycle(const DaemonConfig& config, DaemonState& state, std::int64_t& last_cleanup) {
-  policy::SlurmView view;
-  try {
-    view = slurm::ReadSlurmView();
-  } catch (const std::exception& e) {
-    Log(LogLevel::kWarn, std::string("cannot read Slurm's state, no decisions this cycle: ") +
-                             e.what());
-    return;
+// The job whose Slurm record a request needs (register), fetched on the Slurm worker before
+// HandleRequest runs. nullopt for every other request, and for a register without a valid
+// job id (HandleRequest refuses that one without asking Slurm).
+std::optional<std::uint32_t> JobToLookUp(const Authenticated& who) {
+  if (!who.ok()) return std::nullopt;
+  DecodedRequest decoded = DecodeRequest(who.payload);
+  if (!decoded.request || decoded.request->op != Op::kRegister) return std::nullopt;
+  const nlohmann::json& args = decoded.request->args;
+  auto id = args.find("job_id");
+  if (id == args.end() || !id->is_number_unsigned() || id->get<std::uint64_t>() == 0 ||
+      id->get<std::uint64_t>() > 0xfffffff0u) {
+    return std::nullopt;
   }
+  return id->get<std::uint32_t>();
+}
+
+// One authenticated (or refused) request, answered on the event loop: handle, log, save.
+std::string Answer(const DaemonConfig& config, DaemonState& state, const Authenticated& who,
+                   const JobLookup& lookup) {
   const std::uint64_t decided_before = state.decisions_total;
-  CycleResult result = RunCycle(state, view, CycleOptionsFrom(config));
+  std::string reply = HandleRequest(who, state, NowUnix(), lookup);
   LogDecisionsSince(state, decided_before);
-  for (const auto& [job_id, text] : result.admin_comments) {
-    std::string error = slurm::SetAdminComment(job_id, text);
-    if (!error.empty()) Log(LogLevel::kWarn, "job " + std::to_string(job_id) + ": " + error);
+  if (who.ok() && reply.rfind("{\"error\"", 0) == 0) {
+    const nlohmann::json refusal = nlohmann::json::parse(reply, nullptr, false);
+    Log(LogLevel::kWarn, "refused a request from uid " + std::to_string(who.uid) + ": " +
+                             refusal.value("error", reply));
   }
   SaveIfDirty(config, state);
-  if (config.checkpoint_retention && view.now - last_cleanup >= 60) {
-    last_cleanup = view.now;
-    CleanupReport report = CleanFinishedCheckpoints(config.checkpoint_base, slurm::UnfinishedJobIds(view),
-                                                    view.now, *config.checkpoint_retention);
+  return reply;
+}
+
+// A cycle's writes, on the Slurm worker: AdminComments, then, when cleanup is due (`live`: the
+// jobs Slurm has not finished), finished jobs' checkpoint directories. Logs what failed.
+void WriteCycleResults(const DaemonConfig& config,
+                       const std::vector<std::pair<std::uint32_t, std::string>>& comments,
+                       const std::optional<std::set<std::uint32_t>>& live, std::int64_t now) {
+  try {
+    for (const auto& [job_id, text] : comments) {
+      std::string error = slurm::SetAdminComment(job_id, text);
+      if (!error.empty()) Log(LogLevel::kWarn, "job " + std::to_string(job_id) + ": " + error);
+    }
+    if (!live) return;
+    CleanupReport report = CleanFinishedCheckpoints(config.checkpoint_base, *live, now,
+                                                    *config.checkpoint_retention);
     for (const std::string& path : report.removed) Log(LogLevel::kInfo, "removed " + path);
     for (const std::string& error : report.errors) Log(LogLevel::kWarn, "cleanup: " + error);
+  } catch (const std::exception& e) {
+    Log(LogLevel::kWarn, std::string("cycle writes: ") + e.what());
   }
+}
+
+// One cycle: read Slurm (worker), decide (event loop), write AdminComments and clean finished
+// jobs' checkpoints (worker), save (event loop); then `done`, on the event loop.
+void StartCycle(const DaemonConfig& config, DaemonState& state, SlurmWorker& worker,
+                std::int64_t& last_cleanup, std::function<void()> done) {
+  struct SlurmRead {
+    policy::SlurmView view;
+    std::string error;
+  };
+  auto read_slurm = [] {
+    SlurmRead read;
+    try {
+      read.view = slurm::ReadSlurmView();
+    } catch (const std::exception& e) {
+      read.error = e.what();
+    }
+    return read;
+  };
+  worker.Submit(read_slurm, [&config, &state, &worker, &last_cleanup, done](SlurmRead read) {
+    if (!read.error.empty()) {
+      Log(LogLevel::kWarn, "cannot read Slurm's state, no decisions this cycle: " + read.error);
+      done();
+      return;
+    }
+    const std::uint64_t decided_before = state.decisions_total;
+    CycleResult result = RunCycle(state, read.view, CycleOptionsFrom(config));
+    LogDecisionsSince(state, decided_before);
+    std::optional<std::set<std::uint32_t>> live;
+    if (config.checkpoint_retention && read.view.now - last_cleanup >= 60) {
+      last_cleanup = read.view.now;
+      live = slurm::UnfinishedJobIds(read.view);
+    }
+    worker.Submit(
+        [&config, comments = std::move(result.admin_comments), live = std::move(live),
+         now = read.view.now] {
+          WriteCycleResults(config, comments, live, now);
+          return true;
+        },
+        [&config, &state, done](bool) {
+          SaveIfDirty(config, state);  // once the AdminComments are written, as ever
+          done();
+        });
+  });
 }
 
 void LoadSavedRegistry(const DaemonConfig& config, DaemonState& state) {
@@ -183,33 +260,40 @@ int RunDaemon(const DaemonConfig& config, bool foreground) {
     auto codec = MakeMungeCodec(config.munge_socket);
 
     boost::asio::io_context io;
-    SocketServer server(io, config.socket, [&](const std::string& line) {
+    SlurmWorker worker(io);  // after io: joined before io goes away
+    SocketServer server(io, config.socket, [&](const std::string& line,
+                                               SocketServer::Reply reply) {
       Authenticated who = codec->Decode(line);
       if (!who.ok()) Log(LogLevel::kWarn, "rejected request: " + who.error);
-      const std::uint64_t decided_before = state.decisions_total;
-      std::string reply = HandleRequest(who, state, NowUnix(), LookupJob);
-      LogDecisionsSince(state, decided_before);
-      if (who.ok() && reply.rfind("{\"error\"", 0) == 0) {
-        const nlohmann::json refusal = nlohmann::json::parse(reply, nullptr, false);
-        Log(LogLevel::kWarn, "refused a request from uid " + std::to_string(who.uid) + ": " +
-                                 refusal.value("error", reply));
+      std::optional<std::uint32_t> job_id = JobToLookUp(who);
+      if (!job_id) {
+        reply(Answer(config, state, who, {}));
+        return;
       }
-      SaveIfDirty(config, state);
-      return reply;
+      if (worker.pending() >= kMaxWaitingForSlurm) {
+        const std::string busy = "elasticd is busy: " + std::to_string(worker.pending()) +
+                                 " requests are waiting for Slurm; retry later";
+        Log(LogLevel::kWarn, "refused a request from uid " + std::to_string(who.uid) + ": " + busy);
+        reply(ErrorResponse(busy));
+        return;
+      }
+      worker.Submit([id = *job_id] { return LookupJob(id); },
+                    [&, who, reply](std::optional<policy::SlurmJob> job) {
+                      reply(Answer(config, state, who, [&job](std::uint32_t) { return job; }));
+                    });
     });
     server.Start();
     std::int64_t last_cleanup = 0;
     boost::asio::steady_timer timer(io);
-    std::function<void()> schedule = [&] {
-      timer.expires_after(config.cycle_interval);
-      timer.async_wait([&](boost::system::error_code ec) {
-        if (ec) return;
-        Cycle(config, state, last_cleanup);
-        schedule();
+    std::function<void()> cycle = [&] {
+      StartCycle(config, state, worker, last_cleanup, [&] {
+        timer.expires_after(config.cycle_interval);
+        timer.async_wait([&](boost::system::error_code ec) {
+          if (!ec) cycle();
+        });
       });
     };
-    Cycle(config, state, last_cleanup);
-    schedule();
+    cycle();
     boost::asio::signal_set signals(io, SIGINT, SIGTERM);
     signals.async_wait([&](boost::system::error_code ec, int signo) {
       if (!ec) Log(LogLevel::kInfo, "signal " + std::to_string(signo) + ": shutting down");

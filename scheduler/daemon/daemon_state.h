@@ -46,6 +46,7 @@ struct JobRecord {
   std::int64_t last_resize_unix = 0;  // 0 = never
   int resizes = 0;
   double last_pause_s = 0.0;       // order received -> first step on the new node set
+  std::uint64_t last_pause_generation = 0;  // the generation last_pause_s was measured for
   bool comment_dirty = true;       // AdminComment must be rewritten
   int node_count() const { return static_cast<int>(nodes.size()); }
 };
@@ -53,7 +54,7 @@ struct JobRecord {
 struct Decision {
   std::int64_t unix_time = 0;
   std::uint32_t job_id = 0;
-  std::string action;  // grow, shrink, resized, failed, held, registered, dropped
+  std::string action;  // grow, shrink, resized, pause, failed, held, registered, dropped
   std::string reason;
 };
 

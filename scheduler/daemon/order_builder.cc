@@ -90,22 +90,19 @@ bool OrderByHand(DaemonState& state, JobRecord& job, int nodes, std::int64_t now
   return true;
 }
 
-bool ApplyProgress(JobRecord& job, std::uint64_t generation, std::uint64_t seen, double pause_s,
+bool ApplyProgress(JobRecord& job, std::uint64_t generation, std::uint64_t seen,
                    std::int64_t now, DaemonState& state) {
   if (!job.order) return false;
   const ResizeOrder& order = *job.order;
   if (generation >= order.generation) {
-    char pause[32];
-    std::snprintf(pause, sizeof pause, "%.2f", pause_s);
     state.Record(now, job.job_id, "resized",
                  std::to_string(job.node_count()) + " -> " +
                      std::to_string(order.target_nodes.size()) + " nodes, generation " +
-                     std::to_string(generation) + ", pause " + pause + " s");
+                     std::to_string(generation) + ": relaunched on the new node set");
     job.nodes = order.target_nodes;
     job.generation = generation;
     job.last_resize_unix = now;
     job.resizes += 1;
-    job.last_pause_s = pause_s;
     job.comment_dirty = true;
     job.order.reset();
     return true;
@@ -120,6 +117,20 @@ bool ApplyProgress(JobRecord& job, std::uint64_t generation, std::uint64_t seen,
     return true;
   }
   return false;
+}
+
+bool ApplyPause(JobRecord& job, std::uint64_t pause_generation, double pause_s, std::int64_t now,
+                DaemonState& state) {
+  if (pause_generation <= job.last_pause_generation || pause_generation > job.generation) {
+    return false;  // already recorded, or a generation elasticd has not seen carried out
+  }
+  char text[96];
+  std::snprintf(text, sizeof text, "generation %llu: %.2f s (order received -> first step done)",
+                static_cast<unsigned long long>(pause_generation), pause_s);
+  state.Record(now, job.job_id, "pause", text);
+  job.last_pause_s = pause_s;
+  job.last_pause_generation = pause_generation;
+  return true;
 }
 
 }  // namespace elastic::daemon

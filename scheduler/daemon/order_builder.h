@@ -23,7 +23,14 @@ bool OrderByHand(DaemonState& state, JobRecord& job, int nodes, std::int64_t now
 // A supervisor reports it runs `generation` and has seen orders up to `seen`. The order in flight
 // is done once generation reaches it, failed if the supervisor saw it and is back to running
 // (or failed) without reaching it. Returns true when the registry changed.
-bool ApplyProgress(JobRecord& job, std::uint64_t generation, std::uint64_t seen, double pause_s,
+// The pause is reported later, once the relaunched step has done its first step (ApplyPause).
+bool ApplyProgress(JobRecord& job, std::uint64_t generation, std::uint64_t seen,
                    std::int64_t now, DaemonState& state);
+
+// A supervisor reports the pause (order received -> first step on the new node set) of the
+// resize that brought it to `pause_generation`; recorded once per generation. Returns true
+// when the registry changed.
+bool ApplyPause(JobRecord& job, std::uint64_t pause_generation, double pause_s, std::int64_t now,
+                DaemonState& state);
 
 }  // namespace elastic::daemon

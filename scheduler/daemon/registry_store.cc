@@ -37,7 +37,8 @@ nlohmann::json JobJson(const JobRecord& job) {
                       {"class", job.sla_class}, {"state", job.supervisor_state},
                       {"detail", job.detail}, {"registered", job.registered_unix},
                       {"last_seen", job.last_seen_unix}, {"last_resize", job.last_resize_unix},
-                      {"resizes", job.resizes}, {"last_pause_s", job.last_pause_s}};
+                      {"resizes", job.resizes}, {"last_pause_s", job.last_pause_s},
+                      {"last_pause_generation", job.last_pause_generation}};
   j["order"] = job.order ? OrderJson(*job.order) : nlohmann::json();
   return j;
 }
@@ -62,6 +63,7 @@ JobRecord JobFrom(const nlohmann::json& j) {
   job.last_resize_unix = j.at("last_resize").get<std::int64_t>();
   job.resizes = j.at("resizes").get<int>();
   job.last_pause_s = j.at("last_pause_s").get<double>();
+  job.last_pause_generation = j.value("last_pause_generation", std::uint64_t{0});  // 0.1.0 files
   if (!j.at("order").is_null()) job.order = OrderFrom(j.at("order"));
   job.comment_dirty = false;
   return job;

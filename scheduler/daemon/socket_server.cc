@@ -1,6 +1,7 @@
 // SocketServer implementation.
 #include "scheduler/daemon/socket_server.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <boost/asio/read_until.hpp>
@@ -10,8 +11,10 @@
 #include <filesystem>
 #include <istream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
+#include "scheduler/daemon/log.h"
 #include "scheduler/daemon/protocol.h"
 
 namespace elastic::daemon {
@@ -22,17 +25,20 @@ namespace {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(Stream::socket socket, const SocketServer::Handler& handler)
+  // `on_close` runs when the session is gone (the connection closed and nothing refers to it).
+  Session(Stream::socket socket, const SocketServer::AsyncHandler& handler,
+          std::function<void()> on_close)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         buffer_(kMaxRequestLineBytes),
-        handler_(handler) {}
+        handler_(handler),
+        on_close_(std::move(on_close)) {}
+  ~Session() { on_close_(); }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   void Run() {
-    timer_.expires_after(SocketServer::kClientTimeout);
-    timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-      if (!ec) self->socket_.close();  // client too slow: drop it
-    });
+    ArmTimer();
     asio::async_read_until(socket_, buffer_, '\n',
                            [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
                              self->OnLine(ec);
@@ -46,14 +52,34 @@ class Session : public std::enable_shared_from_this<Session> {
                           " bytes"));
       return;
     }
-    if (ec) return;  // closed by the client or by the timeout
+    if (ec) {  // closed by the client or by the timeout: let the fd go now, not at the timeout
+      boost::system::error_code ignored;
+      timer_.cancel();
+      socket_.close(ignored);
+      return;
+    }
     std::istream in(&buffer_);
     std::string line;
     std::getline(in, line);
-    Reply(handler_(line));
+    // The client has said its piece: while elasticd works on the answer (perhaps waiting for
+    // Slurm) the connection stays open.
+    timer_.cancel();
+    handler_(line, [self = shared_from_this()](std::string response) {
+      self->Reply(std::move(response));
+    });
+  }
+
+  // The client gets kClientTimeout to send its line, and again to take the reply.
+  void ArmTimer() {
+    timer_.expires_after(SocketServer::kClientTimeout);
+    timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      boost::system::error_code ignored;
+      if (!ec) self->socket_.close(ignored);  // client too slow: drop it
+    });
   }
 
   void Reply(std::string response) {
+    ArmTimer();
     response_ = std::move(response) + "\n";
     asio::async_write(socket_, asio::buffer(response_),
                       [self = shared_from_this()](boost::system::error_code, std::size_t) {
@@ -67,9 +93,20 @@ class Session : public std::enable_shared_from_this<Session> {
   Stream::socket socket_;
   asio::steady_timer timer_;
   asio::streambuf buffer_;
-  const SocketServer::Handler& handler_;
+  const SocketServer::AsyncHandler& handler_;
+  std::function<void()> on_close_;
   std::string response_;
 };
+
+// The uid of the process at the other end, as the kernel saw it connect; nullopt if unknown.
+std::optional<uid_t> PeerUid(Stream::socket& socket) {
+  ucred credentials{};
+  socklen_t length = sizeof credentials;
+  if (::getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) {
+    return std::nullopt;
+  }
+  return credentials.uid;
+}
 
 // True when a live process accepts connections at `path`.
 bool SomeoneListens(asio::io_context& io, const std::string& path) {
@@ -81,8 +118,22 @@ bool SomeoneListens(asio::io_context& io, const std::string& path) {
 
 }  // namespace
 
-SocketServer::SocketServer(asio::io_context& io, std::string path, Handler handler)
-    : io_(io), path_(std::move(path)), handler_(std::move(handler)), acceptor_(io) {}
+SocketServer::SocketServer(asio::io_context& io, std::string path, Handler handler,
+                           std::size_t max_connections_per_user)
+    : SocketServer(io, std::move(path),
+                   [handler = std::move(handler)](const std::string& line, Reply reply) {
+                     reply(handler(line));
+                   },
+                   max_connections_per_user) {}
+
+SocketServer::SocketServer(asio::io_context& io, std::string path, AsyncHandler handler,
+                           std::size_t max_connections_per_user)
+    : io_(io),
+      path_(std::move(path)),
+      handler_(std::move(handler)),
+      max_connections_per_user_(max_connections_per_user),
+      acceptor_(io),
+      accept_retry_(io) {}
 
 SocketServer::~SocketServer() {
   if (created_) {
@@ -123,9 +174,45 @@ void SocketServer::Start() {
 void SocketServer::Accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, Stream::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) std::make_shared<Session>(std::move(socket), handler_)->Run();
+    if (ec) {
+      // Out of fds (EMFILE) or the like: accepting again at once spun a core while nothing
+      // could free one. Sessions end within kClientTimeout; try again shortly.
+      accept_retry_.expires_after(std::chrono::milliseconds(100));
+      accept_retry_.async_wait([this](boost::system::error_code wait_ec) {
+        if (!wait_ec) Accept();
+      });
+      return;
+    }
+    Admit(std::move(socket));
     Accept();
   });
+}
+
+void SocketServer::Admit(Stream::socket socket) {
+  const std::optional<uid_t> uid = PeerUid(socket);
+  if (!uid) return;  // the peer is already gone
+  UserConnections& user = (*connections_)[*uid];
+  if (user.open >= max_connections_per_user_) {
+    const std::string refusal =
+        ErrorResponse("too many connections from uid " + std::to_string(*uid) + " (at most " +
+                      std::to_string(max_connections_per_user_) +
+                      " at once): one request per connection, close each once answered") +
+        "\n";
+    // Best effort, never blocking: the refusal fits in an empty socket buffer.
+    ::send(socket.native_handle(), refusal.data(), refusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (!user.refusal_logged) {
+      Log(LogLevel::kWarn, "uid " + std::to_string(*uid) + " holds " +
+                               std::to_string(user.open) + " connections: refusing more");
+      user.refusal_logged = true;
+    }
+    return;  // `socket` closes here
+  }
+  ++user.open;
+  auto on_close = [connections = connections_, uid = *uid] {
+    auto it = connections->find(uid);
+    if (it != connections->end() && --it->second.open == 0) connections->erase(it);
+  };
+  std::make_shared<Session>(std::move(socket), handler_, std::move(on_close))->Run();
 }
 
 }  // namespace elastic::daemon

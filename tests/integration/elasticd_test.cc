@@ -1,5 +1,5 @@
-// elasticd against a real munged: config validation, `elasticd status`, and refusal of forged
-// and replayed credentials.
+// elasticd against a real munged and slurmctld: config validation, `elasticd status`, refusal
+// of forged and replayed credentials, and answers while slurmctld hangs.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -31,8 +33,10 @@ class Elasticd : public ClusterSuite {
                              cluster().Export("ELASTIC_MUNGE_SOCKET") + "\"\nlog_file = \"" +
                              (dir_.path() / "elasticd.log").string() + "\"\n")
                   .string();
+    const std::string slurm_conf = cluster().Export("SLURM_CONF");
     pid_ = fork();
     if (pid_ == 0) {
+      setenv("SLURM_CONF", slurm_conf.c_str(), 1);  // the suite's slurmctld, as in production
       execl(kElasticd.c_str(), "elasticd", "--foreground", "--config", config_.c_str(), nullptr);
       _exit(127);
     }
@@ -64,6 +68,18 @@ class Elasticd : public ClusterSuite {
     return RunCommand("munge -S " + ShellQuote(cluster().Export("ELASTIC_MUNGE_SOCKET")) +
                       " -s " + ShellQuote(payload))
         .output;
+  }
+
+  // The PID of one of the suite cluster's daemons ("slurmctld", ...), from local-cluster.sh's
+  // list; -1 if none.
+  static pid_t ClusterDaemonPid(const std::string& name) {
+    std::ifstream pids(cluster().Export("ELASTIC_CLUSTER_DIR") + "/pids");
+    std::string daemon, comm;
+    pid_t pid = -1;
+    while (pids >> daemon >> pid >> comm) {
+      if (daemon == name) return pid;
+    }
+    return -1;
   }
 
   TempDir dir_;
@@ -108,6 +124,37 @@ TEST_F(Elasticd, ForgedAndReplayedCredentialsAreRefused) {
   EXPECT_EQ(bad_op["error"],
             "unknown op \"rm -rf\": expected status, register, poll, deregister or resize");
   EXPECT_NE(Log().find("rejected request: MUNGE credential refused"), std::string::npos);
+}
+
+// A hung slurmctld (stopped: every RPC waits for MessageTimeout, twice) must not stall the
+// socket. elasticd asked Slurm on its event loop: one register held every other client for 20 s
+// (bench/elasticd_load.sh --slurmctld-stopped: 1 answer in 60 s to 200 clients). Now Slurm is
+// asked on a thread of its own, and the waiting register is not cut off by the client timeout.
+TEST_F(Elasticd, AnswersWhileSlurmctldHangs) {
+  const pid_t slurmctld = ClusterDaemonPid("slurmctld");
+  ASSERT_GT(slurmctld, 0);
+  std::string credential = Credential(R"({"op":"register","job_id":999999})");
+  credential.erase(credential.find_last_not_of("\n") + 1);
+  ASSERT_EQ(kill(slurmctld, SIGSTOP), 0);
+  struct Resume {
+    pid_t pid;
+    ~Resume() { kill(pid, SIGCONT); }
+  } resume{slurmctld};
+  auto registered = std::async(std::launch::async, [&] { return SendRaw(credential); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // elasticd is waiting for Slurm
+
+  const auto start = std::chrono::steady_clock::now();
+  CommandResult status = RunCommand(kElasticd + " status --config " + ShellQuote(config_));
+  EXPECT_EQ(status.exit_code, 0) << status.output << Log();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << Log();
+  EXPECT_EQ(registered.wait_for(std::chrono::seconds(6)), std::future_status::timeout);
+
+  kill(slurmctld, SIGCONT);
+  ASSERT_EQ(registered.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  auto reply = nlohmann::json::parse(registered.get(), nullptr, false);
+  ASSERT_TRUE(reply.is_object()) << Log();
+  EXPECT_FALSE(reply["ok"]);
+  EXPECT_EQ(reply["error"], "job 999999 is not known to Slurm") << reply.dump();
 }
 
 TEST_F(Elasticd, SecondDaemonOnSameSocketRefuses) {

@@ -87,5 +87,43 @@ TEST_F(FaultInjection, KilledRankIsRestartedFromTheNewestCheckpoint) {
   EXPECT_EQ(FinalHash(text), FinalHash(reference)) << text;
 }
 
+// The supervisor itself killed (-9): the batch step ends, Slurm takes the job's steps down and the
+// job fails; requeued, it starts over on fresh nodes, resumes from the newest checkpoint and
+// finishes with the undisturbed run's parameters.
+TEST_F(FaultInjection, KilledSupervisorsJobRequeuedResumesFromTheNewestCheckpoint) {
+  TempDir dir;
+  const std::string config = Config(dir, "ckpt");
+  const std::string out = (dir.path() / "job.out").string();
+  const std::string job = Submit("-N 2 --exclusive --elastic --elastic-est=4 --requeue "
+                                 "--open-mode=append -o " + out + " --wrap " +
+                                 ShellQuote("exec " ELASTIC_BINARY_DIR "/agent/elastic-agent run "
+                                            "--config " + config));
+  ASSERT_TRUE(WaitForFile(dir.path() / "ckpt" / "ckpt-0000000150.elck", 300))
+      << RunCommand("cat " + out).output;
+  CommandResult kill =
+      RunCommand("pkill -KILL -f " + ShellQuote("[e]lastic-agent run --config " + config));
+  ASSERT_EQ(kill.exit_code, 0) << "no supervisor to kill: " << kill.output;
+  CommandResult state;
+  for (int i = 0; i < 120; ++i) {  // until Slurm has ended the job
+    state = cluster().Run("scontrol show job " + job + " | grep -o 'JobState=[A-Z_]*'");
+    if (state.output.find("FAILED") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  ASSERT_NE(state.output.find("FAILED"), std::string::npos) << state.output;
+  CommandResult requeue = cluster().Run("scontrol requeue " + job);
+  ASSERT_EQ(requeue.exit_code, 0) << requeue.output;
+
+  const std::string final_state = cluster().WaitForJob(job, 600);
+  const std::string text = RunCommand("cat " + ShellQuote(out)).output;
+  ASSERT_EQ(final_state, "COMPLETED") << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("resuming from \\S+ckpt-000000\\d{4}\\.elck")))
+      << text;
+  const std::string reference = RunCommand(ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent") +
+                                           " train --config " + Config(dir, "reference"))
+                                    .output;
+  ASSERT_FALSE(FinalHash(reference).empty()) << reference;
+  EXPECT_EQ(FinalHash(text), FinalHash(reference)) << text;
+}
+
 }  // namespace
 }  // namespace elastic::testing

@@ -147,14 +147,23 @@ TEST(RequestHandler, PollHandsOutTheOrderAndLearnsItsOutcome) {
                      std::to_string(generation) + "}";
   EXPECT_TRUE(Call(state, 1001, busy)["order"].is_null());
   EXPECT_TRUE(state.jobs[0].order.has_value());
-  std::string done = R"({"op":"poll","job_id":11,"state":"running","pause_s":1.5,"generation":)" +
-                     std::to_string(generation) + R"(,"seen_order":)" + std::to_string(generation) + "}";
-  Call(state, 1001, done);
+  // Relaunched: the order is done; the pause comes with a later poll, once, for its generation.
+  const std::string g = std::to_string(generation);
+  Call(state, 1001, R"({"op":"poll","job_id":11,"state":"running","generation":)" + g +
+                        R"(,"seen_order":)" + g + "}");
   EXPECT_FALSE(state.jobs[0].order.has_value());
   EXPECT_EQ(state.jobs[0].nodes, (std::vector<std::string>{"n1"}));
   EXPECT_EQ(state.jobs[0].resizes, 1);
-  EXPECT_DOUBLE_EQ(state.jobs[0].last_pause_s, 1.5);
   EXPECT_EQ(state.recent.back().action, "resized");
+  const std::string paused = R"({"op":"poll","job_id":11,"state":"running","pause_s":1.5,)"
+                             R"("pause_generation":)" + g + R"(,"generation":)" + g +
+                             R"(,"seen_order":)" + g + "}";
+  Call(state, 1001, paused);
+  EXPECT_DOUBLE_EQ(state.jobs[0].last_pause_s, 1.5);
+  EXPECT_EQ(state.recent.back().action, "pause");
+  const std::size_t decisions = state.recent.size();
+  Call(state, 1001, paused);  // the same report again: recorded once
+  EXPECT_EQ(state.recent.size(), decisions);
 }
 
 TEST(RequestHandler, ASupervisorBackToRunningWithoutTheGenerationFailedTheOrder) {
@@ -169,6 +178,20 @@ TEST(RequestHandler, ASupervisorBackToRunningWithoutTheGenerationFailedTheOrder)
   // The next order counts up past the failed one, so the supervisor cannot mistake it.
   ASSERT_TRUE(OrderByHand(state, state.jobs[0], 1, 1'001, error)) << error;
   EXPECT_GT(state.jobs[0].order->generation, std::stoull(g));
+}
+
+// Regression (tests/fuzz/corpus/request_handler_fuzzer/regression_poll_pause_string): a
+// pause_s that is not a number threw out of HandleRequest and ended elasticd.
+TEST(RequestHandler, PollWithABadPauseIsRefusedAndChangesNothing) {
+  DaemonState state = StateWithTwoUsers();
+  for (const char* pause : {R"("1.5")", "true", "null", "[]", "-1"}) {
+    auto reply = Call(state, 1001, std::string(R"({"op":"poll","job_id":11,"generation":1,)") +
+                                       R"("state":"resizing","pause_s":)" + pause + "}");
+    EXPECT_FALSE(reply["ok"]) << pause;
+    EXPECT_EQ(reply["error"], "\"pause_s\" must be a number of seconds >= 0") << pause;
+  }
+  EXPECT_EQ(state.jobs[0].supervisor_state, "running");  // the refused polls changed nothing
+  EXPECT_TRUE(Call(state, 1001, R"({"op":"poll","job_id":11,"generation":1,"pause_s":2})")["ok"]);
 }
 
 TEST(RequestHandler, ResizeIsForAdminsOnlyAndWithinBounds) {
