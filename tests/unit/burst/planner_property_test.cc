@@ -1,0 +1,224 @@
+// Properties of the burst planner over random chains and random series-parallel graphs:
+// the limit holds, chains match exhaustive enumeration, no plan loses to the best uniform
+// data-parallel plan, all counts never lose to powers of two, and the fast transition search
+// agrees with the exhaustive scan.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+
+#include "scheduler/burst/layer_graph.h"
+#include "scheduler/burst/planner.h"
+#include "tests/unit/burst/burst_test_util.h"
+
+namespace elastic::burst {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+class RandomProfiles {
+ public:
+  explicit RandomProfiles(unsigned seed) : rng_(seed) {}
+
+  double Uniform(double lo, double hi) { return std::uniform_real_distribution<>(lo, hi)(rng_); }
+  int Int(int lo, int hi) { return std::uniform_int_distribution<>(lo, hi)(rng_); }
+
+  // Per-worker batches 1, 2, 4, ... with a fixed cost plus a per-sample cost (some layers
+  // scale well, some barely), like a GPU kernel.
+  Layer RandomLayer(const std::string& name, int global_batch, std::vector<int> inputs) {
+    Layer layer;
+    layer.name = name;
+    layer.inputs = std::move(inputs);
+    double fixed = Uniform(0.05, 2.0) * 1e-3, per_sample = Uniform(0.0, 1.0) * 1e-3;
+    for (int b = 1; b <= global_batch; b *= 2) layer.compute.push_back({b, fixed + per_sample * b});
+    layer.param_bytes = Int(0, 3) == 0 ? 0.0 : Uniform(0.0, 8e6);
+    layer.output_bytes_per_sample = Uniform(0.0, 1e6);
+    return layer;
+  }
+
+  ModelProfile Chain(int layers, int global_batch) {
+    ModelProfile profile = Base(global_batch);
+    for (int i = 0; i < layers; ++i) {
+      std::vector<int> inputs;
+      if (i > 0) inputs.push_back(i - 1);
+      profile.layers.push_back(RandomLayer("l" + std::to_string(i), global_batch, inputs));
+    }
+    return profile;
+  }
+
+  // stem -> (block -> join layer)* -> head; branches of 0-2 layers, sometimes with a nested
+  // block inside a branch.
+  ModelProfile SeriesParallel(int blocks, int global_batch) {
+    ModelProfile profile = Base(global_batch);
+    auto add = [&](std::vector<int> inputs) {
+      int index = static_cast<int>(profile.layers.size());
+      profile.layers.push_back(RandomLayer("l" + std::to_string(index), global_batch, inputs));
+      return index;
+    };
+    std::function<int(int, int)> block = [&](int fork, int depth) {
+      std::vector<int> ends;
+      int branches = Int(2, 3);
+      bool direct_edge = false;  // at most one fork->join edge (an input is listed once)
+      for (int k = 0; k < branches; ++k) {
+        int length = Int(0, 2), at = fork;
+        if (length == 0 && (k == 0 || direct_edge)) length = 1;
+        direct_edge = direct_edge || length == 0;
+        for (int n = 0; n < length; ++n) {
+          at = add({at});
+          if (depth == 0 && Int(0, 4) == 0) at = block(at, 1);
+        }
+        ends.push_back(at);
+      }
+      return add(ends);
+    };
+    int at = add({});
+    for (int b = 0; b < blocks; ++b) at = block(at, 0);
+    add({at});
+    return profile;
+  }
+
+  double Limit() { return Int(0, 4) == 0 ? kInf : Uniform(1.0, 4.0); }
+
+ private:
+  ModelProfile Base(int global_batch) {
+    ModelProfile profile;
+    profile.name = "random";
+    profile.global_batch = global_batch;
+    profile.network.bandwidth_bytes_per_s = Uniform(1e9, 1e10);
+    profile.network.latency_s = Uniform(0.0, 0.2) * 1e-3;
+    return profile;
+  }
+
+  std::mt19937 rng_;
+};
+
+bool WithinLimit(double amplification, double limit) {
+  return amplification <= limit * (1 + 1e-9);
+}
+
+// Every assignment of candidate counts, the fastest one within the limit (chains only).
+double ExhaustiveOptimum(const ModelProfile& profile, const std::vector<int>& counts,
+                         double limit) {
+  Decomposition graph = DecomposeGraph(profile).graph;
+  size_t n = profile.layers.size();
+  std::vector<size_t> digits(n, 0);
+  double best = kInf;
+  while (true) {
+    Assignment assignment;
+    for (size_t d : digits) assignment.gpus.push_back(counts[d]);
+    CostOrError cost = EvaluatePlan(profile, graph, assignment);
+    if (cost.error.empty() && WithinLimit(cost.cost.max_layer_amplification, limit)) {
+      best = std::min(best, cost.cost.iteration_s);
+    }
+    size_t i = 0;
+    while (i < n && ++digits[i] == counts.size()) digits[i++] = 0;
+    if (i == n) return best;
+  }
+}
+
+PlannerOptions Options(int gpus, double limit, CountSet counts = CountSet::kPowersOfTwo) {
+  PlannerOptions options;
+  options.gpus = gpus;
+  options.amp_limit = limit;
+  options.counts = counts;
+  return options;
+}
+
+void ExpectSoundPlan(const ModelProfile& profile, const PlannerOptions& options,
+                     const BurstPlan& plan) {
+  EXPECT_NEAR(plan.searched_iteration_s, plan.cost.iteration_s, 1e-9 * plan.cost.iteration_s);
+  for (size_t i = 0; i < plan.cost.layers.size(); ++i) {
+    EXPECT_TRUE(WithinLimit(plan.cost.layers[i].amplification, options.amp_limit))
+        << profile.layers[i].name << " amp " << plan.cost.layers[i].amplification << " limit "
+        << options.amp_limit;
+    EXPECT_LE(plan.assignment.gpus[i], options.gpus);
+  }
+  EXPECT_LE(plan.cost.peak_gpus, options.gpus);
+  PlanOrError uniform = BestUniformPlan(profile, options);
+  ASSERT_TRUE(uniform.plan) << uniform.error;
+  EXPECT_LE(plan.cost.iteration_s, uniform.plan->cost.iteration_s * (1 + 1e-9));
+}
+
+TEST(BurstProperty, ChainsRespectTheLimitAndMatchExhaustiveSearch) {
+  RandomProfiles random(1);
+  for (int trial = 0; trial < 150; ++trial) {
+    int layers = random.Int(2, 5), gpus = random.Int(0, 1) ? 4 : 8;
+    CountSet counts = layers <= 4 && random.Int(0, 1) ? CountSet::kAll : CountSet::kPowersOfTwo;
+    ModelProfile profile = random.Chain(layers, random.Int(0, 1) ? 8 : 12);
+    PlannerOptions options = Options(gpus, random.Limit(), counts);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    PlanOrError result = PlanBurst(profile, options);
+    ASSERT_TRUE(result.plan) << result.error;
+    ExpectSoundPlan(profile, options, *result.plan);
+    double optimum = ExhaustiveOptimum(profile, result.plan->candidate_counts, options.amp_limit);
+    EXPECT_NEAR(result.plan->cost.iteration_s, optimum, 1e-9 * optimum);
+  }
+}
+
+TEST(BurstProperty, PowersOfTwoUseOnlyPowersAndAllCountsNeverLose) {
+  RandomProfiles random(2);
+  for (int trial = 0; trial < 100; ++trial) {
+    ModelProfile profile = random.Chain(random.Int(2, 8), 16);
+    double limit = random.Limit();
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    PlanOrError powers = PlanBurst(profile, Options(12, limit));
+    PlanOrError all = PlanBurst(profile, Options(12, limit, CountSet::kAll));
+    ASSERT_TRUE(powers.plan && all.plan);
+    EXPECT_EQ(powers.plan->candidate_counts, (std::vector<int>{1, 2, 4, 8}));
+    for (int g : powers.plan->assignment.gpus) EXPECT_EQ(g & (g - 1), 0) << g;
+    EXPECT_LE(all.plan->cost.iteration_s, powers.plan->cost.iteration_s * (1 + 1e-9));
+  }
+}
+
+TEST(BurstProperty, SeriesParallelGraphsAreSound) {
+  RandomProfiles random(3);
+  for (int trial = 0; trial < 150; ++trial) {
+    ModelProfile profile = random.SeriesParallel(random.Int(1, 3), 16);
+    PlannerOptions options = Options(random.Int(0, 1) ? 8 : 16, random.Limit(),
+                                     random.Int(0, 1) ? CountSet::kAll : CountSet::kPowersOfTwo);
+    options.separate_branches = random.Int(0, 3) != 0;
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    PlanOrError result = PlanBurst(profile, options);
+    ASSERT_TRUE(result.plan) << result.error;
+    ExpectSoundPlan(profile, options, *result.plan);
+    options.exhaustive = true;
+    PlanOrError scanned = PlanBurst(profile, options);
+    ASSERT_TRUE(scanned.plan);
+    EXPECT_NEAR(scanned.plan->cost.iteration_s, result.plan->cost.iteration_s,
+                1e-9 * result.plan->cost.iteration_s);
+  }
+}
+
+// Above 24 source counts the range-minimum tables replace the scan (transition_min.h).
+TEST(BurstProperty, RangeMinimumSearchAgreesWithTheScanAtManyCounts) {
+  RandomProfiles random(4);
+  for (int trial = 0; trial < 40; ++trial) {
+    ModelProfile profile =
+        trial % 2 ? random.Chain(random.Int(3, 8), 64) : random.SeriesParallel(2, 64);
+    PlannerOptions options = Options(64, random.Limit(), CountSet::kAll);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    PlanOrError fast = PlanBurst(profile, options);
+    options.exhaustive = true;
+    PlanOrError scanned = PlanBurst(profile, options);
+    ASSERT_TRUE(fast.plan && scanned.plan);
+    EXPECT_NEAR(fast.plan->cost.iteration_s, scanned.plan->cost.iteration_s,
+                1e-9 * scanned.plan->cost.iteration_s);
+    ExpectSoundPlan(profile, options, *fast.plan);
+  }
+}
+
+TEST(BurstProperty, LimitOfOneNeverAmplifiesGpuSec) {
+  RandomProfiles random(5);
+  for (int trial = 0; trial < 50; ++trial) {
+    ModelProfile profile = random.SeriesParallel(2, 8);
+    PlanOrError result = PlanBurst(profile, Options(8, 1.0));
+    ASSERT_TRUE(result.plan);
+    // Every layer's Amp <= 1, so the whole plan's GPU-sec cannot exceed one GPU's.
+    EXPECT_LE(result.plan->cost.amplification, 1.0 + 1e-9);
+  }
+}
+
+}  // namespace
+}  // namespace elastic::burst
