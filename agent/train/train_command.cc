@@ -108,34 +108,61 @@ void RequireSameResumeStep(Communicator& world, std::int64_t step) {
 // with a checkpoint.dir.
 class Checkpointer {
  public:
-  Checkpointer(const JobConfig& config, bool writes, std::optional<std::int64_t> resumed_step)
-      : dir_(config.checkpoint.dir), writes_(writes), last_step_(resumed_step.value_or(-1)) {}
+  Checkpointer(const JobConfig& config, Communicator& world, bool writes,
+               std::optional<std::int64_t> resumed_step)
+      : dir_(config.checkpoint.dir), world_(world), writes_(writes),
+        last_step_(resumed_step.value_or(-1)) {}
 
   bool enabled() const { return !dir_.empty(); }
   bool writes() const { return enabled() && writes_; }
 
   // The path written (rank 0), or nothing when disabled, not the writer or this step is already
-  // saved.
+  // saved. A failed write (rank 0) throws CheckpointError on every rank alike, and the step
+  // counts as unsaved, so the ranks stay in step for the next collective write.
   std::optional<std::filesystem::path> Write(Trainer& trainer) {
     if (!enabled() || trainer.completed_steps() == last_step_) return std::nullopt;
-    last_step_ = trainer.completed_steps();
+    std::optional<std::filesystem::path> path;
+    std::string error;
     if (!writes_) {
       trainer.SaveState(nullptr);
-      return std::nullopt;
+    } else {
+      try {
+        CheckpointWriter writer(trainer.CheckpointFingerprint());
+        trainer.SaveState(&writer);
+        path = writer.Commit(dir_, static_cast<std::uint64_t>(trainer.completed_steps()));
+        PruneOld(dir_, kCheckpointsKept);
+      } catch (const CheckpointError& e) {
+        error = e.what();
+        if (error.empty()) error = "checkpoint: write failed";
+      }
     }
-    CheckpointWriter writer(trainer.CheckpointFingerprint());
-    trainer.SaveState(&writer);
-    std::filesystem::path path =
-        writer.Commit(dir_, static_cast<std::uint64_t>(trainer.completed_steps()));
-    PruneOld(dir_, kCheckpointsKept);
+    error = BroadcastText(world_, error);  // rank 0's outcome
+    if (!error.empty()) throw CheckpointError(error.substr(error.find(' ') + 1));
+    last_step_ = trainer.completed_steps();
     return path;
   }
 
  private:
   std::string dir_;
+  Communicator& world_;
   bool writes_;
   std::int64_t last_step_;
 };
+
+// A periodic or on-demand (SIGUSR1) checkpoint that cannot be written (disk full, quota) does
+// not end the run: the writer leaves no partial file, the newest valid checkpoint stays, and
+// training goes on. Only a checkpoint the run stops at must succeed. Returns the path written.
+std::optional<std::filesystem::path> WriteOrWarn(Checkpointer& checkpointer, Trainer& trainer,
+                                                 std::ostream& err) {
+  try {
+    return checkpointer.Write(trainer);
+  } catch (const CheckpointError& e) {
+    err << "elastic-agent: warning: " + std::string(e.what()) +
+               "; training on (the newest valid checkpoint is kept)\n"
+        << std::flush;
+    return std::nullopt;
+  }
+}
 
 // Acts on the ranks' agreed request after a step (every rank, same step); returns true when
 // training should stop. Notes go to `err` (a silent stream on ranks other than 0).
@@ -144,7 +171,8 @@ bool HandleRequest(CheckpointRequest request, Checkpointer& checkpointer, Traine
   if (request == CheckpointRequest::kNone) return false;
   const bool stop = request == CheckpointRequest::kCheckpointAndStop;
   const std::string step = std::to_string(trainer.completed_steps());
-  std::optional<std::filesystem::path> path = checkpointer.Write(trainer);
+  std::optional<std::filesystem::path> path =
+      stop ? checkpointer.Write(trainer) : WriteOrWarn(checkpointer, trainer, err);
   std::string note = std::string("elastic-agent: ") + (stop ? "SIGTERM/SIGUSR2" : "SIGUSR1") + ": ";
   if (!checkpointer.writes()) {
     note += "no checkpoint written (checkpoint.dir is not set or this is not rank 0)";
@@ -197,7 +225,7 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
     throw UsageError(limit + std::to_string(stop) + ": the checkpoint in " +
                      config.checkpoint.dir + " is already at step " + std::to_string(*resumed));
   }
-  Checkpointer checkpointer(config, primary, resumed);
+  Checkpointer checkpointer(config, world, primary, resumed);
   if (primary) {
     out << "elastic-agent: training " << config.model.name << " on " << samples
         << " samples: ests=" << config.train.ests << " ranks=" << world.size()
@@ -225,7 +253,7 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
     const CheckpointRequest request = AgreeOnCheckpointRequest(world, TakeCheckpointRequest());
     if (HandleRequest(request, checkpointer, trainer, notes)) break;
     const std::int64_t every = config.checkpoint.every_steps;
-    if (every > 0 && step % every == 0) checkpointer.Write(trainer);
+    if (every > 0 && step % every == 0) WriteOrWarn(checkpointer, trainer, notes);
   }
   checkpointer.Write(trainer);  // the stop step (or the step a SIGTERM stopped at)
   outcome.loss = trainer.last_loss();

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -195,6 +196,50 @@ TEST(TrainCheckpoint, MismatchedLoaderRecordIsRefusedAndAMissingOneRebuilt) {
   // step: nothing was pending then that the stream cannot give again.
   RewriteLoaderRecord(path, 3, [](std::string) -> std::optional<std::string> { return {}; });
   EXPECT_EQ(Train(config).outcome.params_sha256, uninterrupted);
+}
+
+// A full disk (emulated with RLIMIT_FSIZE: writes past the limit fail with EFBIG, as ENOSPC
+// would): a periodic checkpoint that cannot be written is a warning and training goes on; the
+// checkpoint the run stops at is an error; either way no partial file is left, the newest valid
+// checkpoint stays readable, and a rerun once there is room ends with the undisturbed bits.
+TEST(TrainCheckpoint, AFullDiskKeepsTheNewestValidCheckpointAndLosesNothing) {
+  elastic::testing::TempDir dir;
+  JobConfig config = SmallJob(dir.path());
+  config.train.steps = 8;
+  config.checkpoint.every_steps = 2;
+  JobConfig whole = SmallJob(dir.path(), "whole");
+  whole.train.steps = 8;
+  const std::string uninterrupted = Train(whole).outcome.params_sha256;
+  Train(config, 4);
+  ASSERT_EQ(Steps(config.checkpoint.dir), (std::vector<std::uint64_t>{4, 2}));  // newest first
+
+  struct rlimit saved {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  struct rlimit tiny = saved;
+  tiny.rlim_cur = 4096;  // far below one checkpoint
+  void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &tiny), 0);
+  std::string error;
+  std::ostringstream out, err;
+  try {
+    RunTrainCommand(config, TrainOptions{std::nullopt, true}, out, err);
+  } catch (const CheckpointError& e) {
+    error = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &saved);
+  signal(SIGXFSZ, old_handler);
+
+  EXPECT_NE(err.str().find("elastic-agent: warning: checkpoint"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("training on (the newest valid checkpoint is kept)"),
+            std::string::npos) << err.str();
+  EXPECT_FALSE(error.empty()) << "the final checkpoint could not be written: must be an error";
+  EXPECT_EQ(Steps(config.checkpoint.dir), (std::vector<std::uint64_t>{4, 2}));  // newest first
+  for (const auto& entry : fs::directory_iterator(config.checkpoint.dir)) {
+    EXPECT_EQ(entry.path().extension(), ".elck") << "partial file left: " << entry.path();
+  }
+  const TrainRun rerun = Train(config);  // room again: resumes from step 4
+  EXPECT_NE(rerun.err.find("ckpt-0000000004.elck"), std::string::npos) << rerun.err;
+  EXPECT_EQ(rerun.outcome.params_sha256, uninterrupted);
 }
 
 TEST(TrainCheckpoint, IncompatibleConfigIsRefusedNamingTheDifference) {
