@@ -24,6 +24,16 @@ int RemoteInitPostOpt(spank_t sp);
 // slurmstepd, before tasks start: hands the settings to every task's environment.
 int RemoteUserInit(spank_t sp);
 
+// Reports a failure the way this context should: in sbatch/salloc/srun (as the user) by
+// returning -1, so the command refuses; in slurmstepd (remote, as root) by remembering it and
+// returning 0, because an error from a remote init or option callback makes slurmstepd fail
+// the step launch and slurmctld drain the node for a batch job — something a user could
+// otherwise trigger at will (e.g. a file planted where their job's checkpoint directory goes).
+// The remembered failure fails the job's tasks in slurm_spank_task_init instead.
+int Refuse(const std::string& message);
+// The first remote failure, or "" (see Refuse).
+const std::string& DeferredRemoteError();
+
 // Shared by allocator and local contexts: env fallback then consistency, errors reported.
 int ValidateSubmission();
 

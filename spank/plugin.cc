@@ -25,19 +25,35 @@ PluginArgs& Args() {
 
 namespace {
 
+std::string& RemoteError() {
+  static std::string error;
+  return error;
+}
+
+}  // namespace
+
+int Refuse(const std::string& message) {
+  if (spank_context() != S_CTX_REMOTE) {
+    slurm_error("%s", message.c_str());
+    return -1;
+  }
+  if (RemoteError().empty()) RemoteError() = message;
+  slurm_error("%s (the job's tasks will fail; the node stays in service)", message.c_str());
+  return 0;
+}
+
+const std::string& DeferredRemoteError() { return RemoteError(); }
+
+namespace {
+
 // Slurm may call an option callback twice with the same value (command line, then the
 // forwarded environment); applying a value is idempotent, so that is harmless.
 int OnOption(int val, const char* optarg, int /*remote*/) {
   try {
     std::string error = ApplyFlag(Settings(), static_cast<FlagId>(val), optarg);
-    if (!error.empty()) {
-      slurm_error("%s", error.c_str());
-      return -1;
-    }
-    return 0;
+    return error.empty() ? 0 : Refuse(error);
   } catch (const std::exception& e) {
-    slurm_error("elastic: internal error parsing an option: %s", e.what());
-    return -1;
+    return Refuse(std::string("elastic: internal error parsing an option: ") + e.what());
   }
 }
 
@@ -49,8 +65,7 @@ int RegisterOptions(spank_t sp) {
         const_cast<char*>(flag.usage), flag.arginfo != nullptr ? 1 : 0,
         static_cast<int>(flag.id), OnOption};
     if (spank_option_register(sp, &option) != ESPANK_SUCCESS) {
-      slurm_error("elastic: cannot register --%s", flag.name);
-      return -1;
+      return Refuse(std::string("elastic: cannot register --") + flag.name);
     }
   }
   return 0;
@@ -61,11 +76,10 @@ int Guarded(const char* where, F&& body) {
   try {
     return body();
   } catch (const std::exception& e) {
-    slurm_error("elastic: internal error in %s: %s", where, e.what());
+    return Refuse(std::string("elastic: internal error in ") + where + ": " + e.what());
   } catch (...) {
-    slurm_error("elastic: internal error in %s", where);
+    return Refuse(std::string("elastic: internal error in ") + where);
   }
-  return -1;
 }
 
 }  // namespace
@@ -84,10 +98,7 @@ __attribute__((visibility("default"))) extern const unsigned int spank_plugin_ve
 __attribute__((visibility("default"))) int slurm_spank_init(spank_t sp, int ac, char** av) {
   return Guarded("slurm_spank_init", [&] {
     PluginArgsResult parsed = ParsePluginArgs(std::vector<std::string>(av, av + ac));
-    if (!parsed.error.empty()) {
-      slurm_error("%s", parsed.error.c_str());
-      return -1;
-    }
+    if (!parsed.error.empty()) return Refuse(parsed.error);
     Args() = parsed.args;
     switch (spank_context()) {
       case S_CTX_LOCAL:
@@ -112,6 +123,14 @@ __attribute__((visibility("default"))) int slurm_spank_init_post_opt(spank_t sp,
 
 __attribute__((visibility("default"))) int slurm_spank_user_init(spank_t sp, int, char**) {
   return Guarded("slurm_spank_user_init", [&] { return RemoteUserInit(sp); });
+}
+
+// Each task, as the user, just before exec: where a remembered remote failure fails the task
+// (and so the job), which slurmstepd handles without draining the node.
+__attribute__((visibility("default"))) int slurm_spank_task_init(spank_t, int, char**) {
+  if (spank_context() != S_CTX_REMOTE || DeferredRemoteError().empty()) return 0;
+  slurm_error("%s", DeferredRemoteError().c_str());
+  return -1;
 }
 
 }  // extern "C"

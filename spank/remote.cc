@@ -25,19 +25,15 @@ int RemoteInitPostOpt(spank_t sp) {
   if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
       spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
       spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
-    slurm_error("elastic: cannot read the job's uid, gid and id");
-    return -1;
+    return Refuse("elastic: cannot read the job's uid, gid and id");
   }
   // Every step on every node does this; it is idempotent and keeps a node that joined the job
   // by expansion as ready as the batch host.
   std::string error =
       PrepareJobCheckpointDir(Args().checkpoint_base, UserNameOf(uid), uid, gid, job_id,
                               CheckpointDir());
-  if (!error.empty()) {
-    // Fails this step only (with the reason in the job's output), never the node.
-    slurm_error("%s", error.c_str());
-    return -1;
-  }
+  // Fails this step's tasks (with the reason in the job's output), never the node.
+  if (!error.empty()) return Refuse(error);
   return 0;
 }
 
@@ -51,8 +47,7 @@ int RemoteUserInit(spank_t sp) {
   }
   for (const auto& [name, value] : env) {
     if (spank_setenv(sp, name.c_str(), value.c_str(), 1) != ESPANK_SUCCESS) {
-      slurm_error("elastic: cannot set %s for the job's tasks", name.c_str());
-      return -1;
+      return Refuse("elastic: cannot set " + name + " for the job's tasks");
     }
   }
   return 0;

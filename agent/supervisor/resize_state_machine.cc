@@ -122,6 +122,12 @@ std::vector<Action> ResizeStateMachine::OnRelaunchAt(int nodes, bool credential_
   return actions;
 }
 
+void ResizeStateMachine::AdoptLostNodes(int nodes) {
+  if (nodes < 1 || nodes >= nodes_) return;
+  nodes_ = nodes;
+  shrunk_before_ = true;  // the node may come back later and be re-added
+}
+
 std::vector<Action> ResizeStateMachine::RestartOrFail(const std::string& why) {
   if (restarts_ >= max_restarts_) {
     return Fail(why + " (" + std::to_string(restarts_) + " of " +

@@ -65,6 +65,9 @@ class ResizeStateMachine {
   std::uint64_t generation() const { return generation_; }
   int nodes() const { return nodes_; }
   int restarts() const { return restarts_; }
+  // Slurm took nodes away outside any order (a node failed under --no-kill): the job now has
+  // `nodes`. Call before OnStepExited so that the relaunch uses what is left.
+  void AdoptLostNodes(int nodes);
 
  private:
   std::vector<Action> BeginResize(const ResizeOrder& order);

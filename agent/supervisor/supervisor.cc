@@ -156,6 +156,7 @@ class Supervisor {
     if (resizing) phase_times_.checkpointed = Clock::now();
     if (code != 0) exit_status_ = code;
     const int restarts = machine_->restarts();
+    if (code != 0) AdoptLostNodes();
     std::vector<Action> actions = machine_->OnStepExited(code, !resizing);
     if (machine_->restarts() > restarts) {
       // Relaunched after a failure, not resized: no pause to measure; a later success clears
@@ -167,6 +168,22 @@ class Supervisor {
            " on the same nodes from the newest checkpoint");
     }
     Execute(actions);
+  }
+
+  // A node that failed under a --no-kill job is removed from the allocation by Slurm, and the
+  // step that ran on it fails: relaunch on the nodes that are left.
+  void AdoptLostNodes() {
+    try {
+      AllocationView view = LookupAllocation(job_id_);
+      if (view.nodes >= 1 && view.nodes < machine_->nodes()) {
+        Note("Slurm removed " + std::to_string(machine_->nodes() - view.nodes) +
+             " failed node(s) from the job; continuing on " + view.node_list);
+        ExportAllocation(view);
+        machine_->AdoptLostNodes(view.nodes);
+      }
+    } catch (const std::exception& e) {
+      Note(std::string("cannot read the allocation after the step failed: ") + e.what());
+    }
   }
 
   void Execute(const std::vector<Action>& actions) {

@@ -6,7 +6,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <mutex>
+#include <string>
 
 namespace elastic::daemon {
 namespace {
@@ -37,8 +39,21 @@ void Log(LogLevel level, const std::string& message) {
   time_t now = time(nullptr);
   struct tm utc {};
   if (gmtime_r(&now, &utc) != nullptr) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  // One record per line whatever a message quotes (an unknown op, a supervisor's note): control
+  // characters are escaped, so nobody can forge a log line or send a terminal sequence.
+  std::string line;
+  line.reserve(message.size());
+  for (unsigned char c : message) {
+    if (c >= 0x20 && c != 0x7f) {
+      line += static_cast<char>(c);
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+      line += escaped;
+    }
+  }
   fprintf(g_sink != nullptr ? g_sink : stderr, "%s elasticd[%d] %s: %s\n", stamp,
-          static_cast<int>(getpid()), ToString(level), message.c_str());
+          static_cast<int>(getpid()), ToString(level), line.c_str());
 }
 
 }  // namespace elastic::daemon

@@ -117,7 +117,10 @@ void SaveRegistry(const std::string& dir, const DaemonState& state) {
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) throw std::runtime_error("cannot create " + temp + ": " + std::strerror(errno));
   try {
-    WriteAll(fd, RegistryToJson(state).dump(1) + "\n", temp);
+    // replace: a stray invalid UTF-8 byte in user text must not make every later save fail.
+    const std::string text =
+        RegistryToJson(state).dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+    WriteAll(fd, text + "\n", temp);
     if (::fsync(fd) != 0) throw std::runtime_error("fsync " + temp + ": " + std::strerror(errno));
   } catch (...) {
     ::close(fd);

@@ -66,6 +66,22 @@ double SecondsArg(const nlohmann::json& args, const char* key) {
   return it->get<double>();
 }
 
+// User text kept and shown to others (logs, `elasticd status`): at most `limit` bytes, cut at a
+// UTF-8 character boundary (a cut character would make the registry unsavable as JSON), with
+// control characters replaced so it can forge no log line and reach no terminal as a sequence.
+std::string PrintableText(const nlohmann::json& value, std::size_t limit) {
+  std::string text = value.get<std::string>();
+  if (text.size() > limit) {
+    std::size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text.resize(cut);
+  }
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
+}
+
 JobRecord& OwnJob(const Authenticated& who, DaemonState& state, std::uint32_t job_id) {
   JobRecord* job = state.Find(job_id);
   if (!job) throw Refusal{"job " + std::to_string(job_id) + " is not registered"};
@@ -123,6 +139,11 @@ std::string Register(const Authenticated& who, DaemonState& state, std::int64_t 
   if (slurm->state != policy::SlurmJobState::kRunning) {
     throw Refusal{"job " + std::to_string(id) + " is not running"};
   }
+  // elasticd writes the job's AdminComment from now on: never over an administrator's note.
+  if (!slurm->admin_comment.empty() && slurm->admin_comment.rfind("elastic:", 0) != 0) {
+    throw Refusal{"job " + std::to_string(id) + " is not an elastic job (its AdminComment is "
+                  "an administrator's, not job_submit.lua's elastic: record)"};
+  }
   JobRecord fresh;
   JobRecord* job = state.Find(id);
   if (!job) {
@@ -165,7 +186,7 @@ std::string Poll(const Authenticated& who, DaemonState& state, std::int64_t now,
   const double pause_s = SecondsArg(args, "pause_s");
   job.supervisor_state = WordArg(args, "state", "running");
   auto detail = args.find("detail");
-  if (detail != args.end() && detail->is_string()) job.detail = detail->get<std::string>().substr(0, 200);
+  if (detail != args.end() && detail->is_string()) job.detail = PrintableText(*detail, 200);
   job.last_seen_unix = now;
   const auto pause_generation =
       static_cast<std::uint64_t>(IntArg(args, "pause_generation", 0, 1LL << 52, 0));

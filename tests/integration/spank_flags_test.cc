@@ -93,6 +93,38 @@ TEST_F(SpankFlags, SettingsReachEveryTaskAndTheBatchScript) {
   EXPECT_EQ(st.st_mode & 07777, 0700u);
 }
 
+// A user plants a file where their next job's checkpoint directory goes. slurmstepd (root)
+// refuses to use it, and that must fail the job, with the reason in its output, but never
+// drain the node (an error from a remote SPANK init callback would: any user could take nodes
+// out of service at will).
+TEST_F(SpankFlags, ARefusedCheckpointDirFailsTheJobButNeverDrainsTheNode) {
+  TempDir dir;
+  const std::string out = (dir.path() / "out.txt").string();
+  CommandResult held = cluster().Run("sbatch --parsable -H --wrap true");
+  ASSERT_EQ(held.exit_code, 0) << held.output;
+  const long next = std::stol(held.output) + 1;
+  cluster().Run("scancel " + held.output);
+  const std::string user_dir = cluster().checkpoint_base() + "/root";
+  CommandResult plant = RunCommand("mkdir -p -m 0700 " + ShellQuote(user_dir) + " && ln -sfn " +
+                                   "/etc " + ShellQuote(user_dir + "/" + std::to_string(next)));
+  ASSERT_EQ(plant.exit_code, 0) << plant.output;
+
+  CommandResult submit = cluster().Run("sbatch --parsable -N1 -w n3 --elastic -o " +
+                                       ShellQuote(out) + " --wrap 'echo the task ran'");
+  ASSERT_EQ(submit.exit_code, 0) << submit.output;
+  const std::string job = submit.output.substr(0, submit.output.find_first_of(";\n"));
+  ASSERT_EQ(job, std::to_string(next)) << "another job took the planted id";
+  EXPECT_EQ(cluster().WaitForJob(job, 60), "FAILED");
+  const std::string text = RunCommand("cat " + ShellQuote(out) + " 2>&1").output;
+  EXPECT_EQ(text.find("the task ran"), std::string::npos) << text;
+  CommandResult node = cluster().Run("sinfo -h -n n3 -o '%T %E'");
+  EXPECT_EQ(node.output.find("drain"), std::string::npos) << node.output;
+  EXPECT_EQ(node.output.rfind("idle", 0), 0u) << node.output;
+  // The node still runs the next job.
+  CommandResult next_job = cluster().Run("srun -N1 -w n3 echo ok");
+  EXPECT_EQ(next_job.output, "ok\n") << next_job.output;
+}
+
 TEST_F(SpankFlags, NonElasticJobsAreUntouched) {
   CommandResult run = cluster().Run("srun -N1 sh -c 'env | grep -c ^SLURM_ELASTIC || true'");
   EXPECT_EQ(run.exit_code, 0) << run.output;

@@ -132,6 +132,34 @@ TEST(RequestHandler, RegisterChecksOwnershipWithSlurmAndReadsBounds) {
   EXPECT_EQ(state.jobs[0].nodes, (std::vector<std::string>{"n1"}));
 }
 
+TEST(RequestHandler, AJobWithAnAdministratorsCommentCannotBeRegistered) {
+  DaemonState state;
+  auto noted = [](std::uint32_t id) {
+    auto job = SlurmJob11(id);
+    if (job) job->admin_comment = "ticket 4711: do not touch";
+    return job;
+  };
+  auto reply = Call(state, 1001, R"({"op":"register","job_id":11,"ests":8})", noted);
+  EXPECT_FALSE(reply["ok"]);
+  EXPECT_NE(reply["error"].get<std::string>().find("job 11 is not an elastic job"),
+            std::string::npos) << reply.dump();
+  EXPECT_TRUE(state.jobs.empty());
+}
+
+// A supervisor's note is shown to others (logs, status) and saved in the registry: cut on a
+// character boundary and stripped of control characters.
+TEST(RequestHandler, PollDetailIsCutOnACharacterBoundaryAndMadePrintable) {
+  DaemonState state = StateWithTwoUsers();
+  std::string detail(199, 'a');
+  detail += "\xc3\xa9";  // "é" straddles byte 200
+  nlohmann::json poll = {{"op", "poll"}, {"job_id", 11}, {"generation", 1}, {"detail", detail}};
+  ASSERT_TRUE(Call(state, 1001, poll.dump())["ok"]);
+  EXPECT_EQ(state.jobs[0].detail, std::string(199, 'a'));
+  poll["detail"] = "fine\nFORGED elasticd[1] info: job 12 resized\x1b[2J";
+  ASSERT_TRUE(Call(state, 1001, poll.dump())["ok"]);
+  EXPECT_EQ(state.jobs[0].detail, "fine?FORGED elasticd[1] info: job 12 resized?[2J");
+}
+
 TEST(RequestHandler, PollHandsOutTheOrderAndLearnsItsOutcome) {
   DaemonState state = StateWithTwoUsers();
   std::string error;

@@ -163,6 +163,23 @@ TEST(ResizeStateMachine, AFailedStepRestartsOnTheSameNodesWithinTheBudget) {
   EXPECT_NE(last[0].detail.find("(2 of 2 restarts used)"), std::string::npos) << last[0].detail;
 }
 
+TEST(ResizeStateMachine, ANodeLostUnderNoKillRelaunchesOnWhatIsLeft) {
+  ResizeStateMachine m(3, /*max_restarts=*/1);
+  m.Start();
+  m.AdoptLostNodes(2);
+  auto actions = m.OnStepExited(143, false);
+  ASSERT_EQ(Kinds(actions), (std::vector<K>{K::kLaunchStep, K::kReport}));
+  EXPECT_EQ(actions[0].nodes, 2);
+  EXPECT_EQ(m.nodes(), 2);
+  m.AdoptLostNodes(0);  // nonsense counts change nothing
+  m.AdoptLostNodes(5);
+  EXPECT_EQ(m.nodes(), 2);
+  // Growing back onto the failed node later waits out the credential revocation.
+  m.OnOrder({2, 3});
+  m.OnStepExited(0, false);
+  EXPECT_TRUE(m.OnAllocationResized(true, 3)[0].credential_grace);
+}
+
 TEST(ResizeStateMachine, FinishedTrainingEndsTheJob) {
   ResizeStateMachine m(2);
   m.Start();
