@@ -125,5 +125,39 @@ TEST_F(FaultInjection, KilledSupervisorsJobRequeuedResumesFromTheNewestCheckpoin
   EXPECT_EQ(FinalHash(text), FinalHash(reference)) << text;
 }
 
+// A node of a --no-kill job dies (its slurmd and the job's processes on it killed, the node set
+// DOWN): Slurm removes it from the job, the step fails, and the supervisor relaunches on the node
+// that is left from the newest checkpoint; the ESTs make the result independent of the count.
+TEST_F(FaultInjection, ALostNodeUnderNoKillIsDroppedAndTrainingFinishesOnTheRest) {
+  TempDir dir;
+  const std::string config = Config(dir, "ckpt");
+  const std::string out = (dir.path() / "job.out").string();
+  const std::string job = Submit("-N 2 -w n3,n4 --no-kill --exclusive --elastic --elastic-est=4 "
+                                 "-o " + out + " --wrap " +
+                                 ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent run "
+                                            "--config " + config));
+  ASSERT_TRUE(WaitForFile(dir.path() / "ckpt" / "ckpt-0000000150.elck", 300))
+      << RunCommand("cat " + out).output;
+  const std::string pids = cluster().Export("ELASTIC_CLUSTER_DIR") + "/pids";
+  CommandResult lose = cluster().Run(
+      "kill -KILL $(awk '$1 == \"slurmd-n4\" {print $2}' " + pids + ") && "
+      "for p in $(pgrep -f " + ShellQuote("[e]lastic-agent train --config " + config) + "); do "
+      "  tr '\\0' '\\n' </proc/$p/environ | grep -qx SLURMD_NODENAME=n4 && kill -KILL $p; "
+      "done; scontrol update NodeName=n4 State=DOWN Reason=fault-injection-test");
+  ASSERT_EQ(lose.exit_code, 0) << lose.output;
+
+  const std::string state = cluster().WaitForJob(job, 600);
+  const std::string text = RunCommand("cat " + ShellQuote(out)).output;
+  ASSERT_EQ(state, "COMPLETED") << text;
+  EXPECT_NE(text.find("Slurm removed 1 failed node(s) from the job; continuing on n3"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("ranks=1"), std::string::npos) << text;
+  const std::string reference = RunCommand(ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent") +
+                                           " train --config " + Config(dir, "reference"))
+                                    .output;
+  ASSERT_FALSE(FinalHash(reference).empty()) << reference;
+  EXPECT_EQ(FinalHash(text), FinalHash(reference)) << text;
+}
+
 }  // namespace
 }  // namespace elastic::testing
