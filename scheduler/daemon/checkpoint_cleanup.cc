@@ -1,5 +1,6 @@
 // Checkpoint cleanup: pure choice of expired job directories, and an fd-relative recursive
-// delete that never follows a symlink or leaves the base's filesystem.
+// delete that never follows a symlink, leaves the base's filesystem, or touches anything not
+// owned by the owner of <base>/<user>.
 #include "scheduler/daemon/checkpoint_cleanup.h"
 
 #include <dirent.h>
@@ -46,9 +47,13 @@ bool ListNames(int fd, std::vector<std::string>& names) {
   return ok;
 }
 
+// Removes a finished job's tree as root, but only what the tree's user owns: a user who moves
+// somebody else's directory (say, a group project's) into their job directory must not get root
+// to delete it. Anything owned by another uid is left, with its parents, and reported.
 class TreeRemover {
  public:
-  TreeRemover(dev_t dev, CleanupReport& report) : dev_(dev), report_(report) {}
+  TreeRemover(dev_t dev, uid_t owner, CleanupReport& report)
+      : dev_(dev), owner_(owner), report_(report) {}
 
   // Removes `name` under `parent` (whose path is `parent_path`); true when it is gone.
   bool Remove(int parent, const std::string& parent_path, const std::string& name, int depth) {
@@ -59,6 +64,7 @@ class TreeRemover {
       report_.errors.push_back(Problem(path, "cannot stat"));
       return false;
     }
+    if (st.st_uid != owner_) return NotTheOwners(path, st.st_uid);
     if (!S_ISDIR(st.st_mode)) return Unlink(parent, path, name, 0);  // a symlink goes as a link
     if (st.st_dev != dev_) {
       report_.errors.push_back("checkpoint cleanup: " + path +
@@ -77,7 +83,7 @@ class TreeRemover {
       return false;
     }
     struct stat opened {};
-    if (fstat(dir.get(), &opened) != 0 || opened.st_dev != dev_) {
+    if (fstat(dir.get(), &opened) != 0 || opened.st_dev != dev_ || opened.st_uid != owner_) {
       report_.errors.push_back("checkpoint cleanup: " + path + ": changed while removing it");
       return false;
     }
@@ -94,6 +100,13 @@ class TreeRemover {
   }
 
  private:
+  bool NotTheOwners(const std::string& path, uid_t uid) {
+    report_.errors.push_back("checkpoint cleanup: " + path + ": owned by uid " +
+                             std::to_string(uid) + ", not by the directory's user (uid " +
+                             std::to_string(owner_) + "): left alone");
+    return false;
+  }
+
   bool Unlink(int parent, const std::string& path, const std::string& name, int flags) {
     if (unlinkat(parent, name.c_str(), flags) != 0) {
       if (errno == ENOENT) return true;
@@ -105,6 +118,7 @@ class TreeRemover {
   }
 
   dev_t dev_;
+  uid_t owner_;
   CleanupReport& report_;
 };
 
@@ -203,11 +217,12 @@ CleanupReport CleanFinishedCheckpoints(const std::string& base,
   dev_t dev = 0;
   UniqueFd base_fd = OpenBase(base, dev, report.errors);
   if (!base_fd.ok()) return report;
-  TreeRemover remover(dev, report);
   for (const CheckpointEntry& entry : expired) {
     std::string user_path = base + "/" + entry.user;
     UniqueFd user_fd = OpenUserDir(base_fd.get(), user_path, entry.user, dev, report.errors);
-    if (!user_fd.ok()) continue;
+    struct stat user_dir {};
+    if (!user_fd.ok() || fstat(user_fd.get(), &user_dir) != 0) continue;
+    TreeRemover remover(dev, user_dir.st_uid, report);
     std::string name = std::to_string(entry.job_id);
     if (remover.Remove(user_fd.get(), user_path, name, 0)) {
       report.removed.push_back(user_path + "/" + name);

@@ -130,6 +130,26 @@ TEST_F(CheckpointTree, RemovesFinishedKeepsLiveAndRecent) {
   EXPECT_TRUE(fs::exists(live));
 }
 
+// A user moves a directory that is not theirs (here uid 4242's) into their finished job's
+// directory: root's cleanup removes only what the job directory's user owns.
+TEST_F(CheckpointTree, AnythingNotOwnedByTheUserIsLeftAlone) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to create files of another uid";
+  fs::path job = MakeJobDir("alice", "300", kNow - 3600);
+  fs::create_directories(job / "project");
+  WriteFile(job / "project" / "results", "somebody else's");
+  ASSERT_EQ(lchown((job / "project").c_str(), 4242, 4242), 0);
+  ASSERT_EQ(lchown((job / "project" / "results").c_str(), 4242, 4242), 0);
+  SetMtime(job, kNow - 3600);
+  CleanupReport report = CleanFinishedCheckpoints(base().string(), {}, kNow, seconds(60));
+  ASSERT_EQ(report.errors.size(), 1u);
+  EXPECT_NE(report.errors[0].find("project: owned by uid 4242, not by the directory's user"),
+            std::string::npos) << report.errors[0];
+  EXPECT_TRUE(report.removed.empty());
+  EXPECT_EQ(ReadFile(job / "project" / "results"), "somebody else's");
+  EXPECT_FALSE(fs::exists(job / "ckpt-0000000001.elck"));  // alice's own files went
+  EXPECT_FALSE(fs::exists(job / "sub"));
+}
+
 TEST_F(CheckpointTree, SymlinksInsideAreRemovedAsLinksAndTargetsSurvive) {
   fs::path job = base() / "alice" / "200";
   fs::create_directories(job / "sub");
