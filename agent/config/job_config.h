@@ -40,6 +40,8 @@ inline constexpr Determinism kDefaultDeterminism = Determinism::kD1;
 inline constexpr Plan kDefaultPlan = Plan::kAuto;
 inline constexpr std::int64_t kDefaultThreads = 1;
 inline constexpr std::int64_t kDefaultLogEvery = 10;
+// A rank that sees no step complete for this long ends itself (a stalled peer); 0 = never.
+inline constexpr std::int64_t kDefaultStepTimeoutS = 600;
 inline constexpr std::int64_t kDefaultCheckpointEverySteps = 0;
 inline constexpr std::int64_t kMaxThreads = 256;
 
@@ -78,6 +80,7 @@ struct JobConfig {
     Plan plan = kDefaultPlan;
     std::int64_t threads = kDefaultThreads;     // intra-op threads; from config, never hardware
     std::int64_t log_every = kDefaultLogEvery;  // progress line interval in steps; 0 = none
+    std::int64_t step_timeout_s = kDefaultStepTimeoutS;  // stalled-peer watchdog; 0 = off
     Scaling scaling = kDefaultScaling;
   } train;
   struct Checkpoint {

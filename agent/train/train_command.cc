@@ -15,6 +15,7 @@
 #include "agent/comm/communicator.h"
 #include "agent/common/errors.h"
 #include "agent/train/checkpoint_signals.h"
+#include "agent/train/step_watchdog.h"
 #include "agent/train/trainer.h"
 
 namespace elastic::agent {
@@ -239,8 +240,10 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
   TrainOutcome outcome;
   ProgressMeter meter(config.train.global_batch, trainer.completed_steps());
   bool first_step_reported = false;
+  StepWatchdog watchdog(std::chrono::seconds(config.train.step_timeout_s));
   while (trainer.completed_steps() < stop) {
     trainer.RunStep();
+    watchdog.Beat();
     const std::int64_t step = trainer.completed_steps();
     // The supervisor measures a resize's pause up to this line (order -> first step done).
     if (primary && !first_step_reported) {
@@ -254,6 +257,7 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
     if (HandleRequest(request, checkpointer, trainer, notes)) break;
     const std::int64_t every = config.checkpoint.every_steps;
     if (every > 0 && step % every == 0) WriteOrWarn(checkpointer, trainer, notes);
+    watchdog.Beat();  // a checkpoint write is progress too
   }
   checkpointer.Write(trainer);  // the stop step (or the step a SIGTERM stopped at)
   outcome.loss = trainer.last_loss();

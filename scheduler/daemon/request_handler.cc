@@ -184,12 +184,14 @@ std::string Poll(const Authenticated& who, DaemonState& state, std::int64_t now,
   const auto generation = static_cast<std::uint64_t>(IntArg(args, "generation", 1, 1LL << 52));
   const auto seen = static_cast<std::uint64_t>(IntArg(args, "seen_order", 0, 1LL << 52, 0));
   const double pause_s = SecondsArg(args, "pause_s");
-  job.supervisor_state = WordArg(args, "state", "running");
+  const auto pause_generation =
+      static_cast<std::uint64_t>(IntArg(args, "pause_generation", 0, 1LL << 52, 0));
+  const std::string supervisor_state = WordArg(args, "state", "running");
+  // Every argument is checked before anything changes: a refused poll changes nothing.
+  job.supervisor_state = supervisor_state;
   auto detail = args.find("detail");
   if (detail != args.end() && detail->is_string()) job.detail = PrintableText(*detail, 200);
   job.last_seen_unix = now;
-  const auto pause_generation =
-      static_cast<std::uint64_t>(IntArg(args, "pause_generation", 0, 1LL << 52, 0));
   if (ApplyProgress(job, generation, seen, now, state)) state.dirty = true;
   if (ApplyPause(job, pause_generation, pause_s, now, state)) state.dirty = true;
   nlohmann::json reply = {{"generation", job.generation}};

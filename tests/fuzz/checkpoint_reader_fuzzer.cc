@@ -15,6 +15,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "agent/checkpoint/checkpoint_error.h"
@@ -67,13 +68,20 @@ void RepairCrcs(std::string& bytes) {
   }
 }
 
-std::filesystem::path ScratchDir() {
-  static const std::filesystem::path dir = [] {
+// This process's directory for the file under test, removed at exit.
+const std::filesystem::path& ScratchDir() {
+  // Never destroyed, so the exit handler can still read it.
+  static const std::filesystem::path* const dir = [] {
     std::string pattern = (std::filesystem::temp_directory_path() / "ckpt-fuzz-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) std::abort();
-    return std::filesystem::path(pattern);
+    return new std::filesystem::path(pattern);
   }();
-  return dir;
+  static const int remove_at_exit = std::atexit([] {
+    std::error_code ignored;
+    std::filesystem::remove_all(*dir, ignored);
+  });
+  (void)remove_at_exit;
+  return *dir;
 }
 
 // Ok and the failure reason, from one way of reading the file.

@@ -32,12 +32,14 @@ class FaultInjection : public ClusterSuite {
   }
 };
 
-std::string Config(const TempDir& dir, const std::string& ckpt) {
+// `extra_train`: more [train] lines (settings that change no result bit).
+std::string Config(const TempDir& dir, const std::string& ckpt,
+                   const std::string& extra_train = "") {
   return dir.Write(ckpt + ".toml",
                    "[model]\nname = \"fmnist_cnn\"\n"
                    "[data]\npath = \"/usr/share/datasets/fashion-mnist\"\n"
                    "[train]\nests = 4\nglobal_batch = 64\nlr = 0.05\nmomentum = 0.9\n"
-                   "seed = 9\nsteps = 1500\nthreads = 1\nlog_every = 500\n"
+                   "seed = 9\nsteps = 1500\nthreads = 1\nlog_every = 500\n" + extra_train +
                    "[checkpoint]\ndir = \"" + (dir.path() / ckpt).string() + "\"\n"
                    "every_steps = 150\n")
       .string();
@@ -152,6 +154,36 @@ TEST_F(FaultInjection, ALostNodeUnderNoKillIsDroppedAndTrainingFinishesOnTheRest
   EXPECT_NE(text.find("Slurm removed 1 failed node(s) from the job; continuing on n3"),
             std::string::npos) << text;
   EXPECT_NE(text.find("ranks=1"), std::string::npos) << text;
+  const std::string reference = RunCommand(ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent") +
+                                           " train --config " + Config(dir, "reference"))
+                                    .output;
+  ASSERT_FALSE(FinalHash(reference).empty()) << reference;
+  EXPECT_EQ(FinalHash(text), FinalHash(reference)) << text;
+}
+
+// One rank stopped (SIGSTOP) mid-run: its peer blocks in the next collective, its step watchdog
+// (train.step_timeout_s) ends it, srun takes the step down (the stopped rank included) and the
+// supervisor relaunches from the newest checkpoint.
+TEST_F(FaultInjection, AStalledRankIsDetectedByTheStepTimeoutAndTheStepRelaunched) {
+  TempDir dir;
+  const std::string config = Config(dir, "ckpt", "step_timeout_s = 10\n");
+  const std::string out = (dir.path() / "job.out").string();
+  const std::string job = Submit("-N 2 --exclusive --elastic --elastic-est=4 -o " + out +
+                                 " --wrap " +
+                                 ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent run "
+                                            "--config " + config));
+  ASSERT_TRUE(WaitForFile(dir.path() / "ckpt" / "ckpt-0000000150.elck", 300))
+      << RunCommand("cat " + out).output;
+  CommandResult stop =
+      RunCommand("pkill -STOP -n -f " + ShellQuote("[e]lastic-agent train --config " + config));
+  ASSERT_EQ(stop.exit_code, 0) << "no training rank to stop: " << stop.output;
+
+  const std::string state = cluster().WaitForJob(job, 600);
+  const std::string text = RunCommand("cat " + ShellQuote(out)).output;
+  ASSERT_EQ(state, "COMPLETED") << text;
+  EXPECT_NE(text.find("no training step completed for"), std::string::npos) << text;
+  EXPECT_NE(text.find("restart 1 of 2 on the same nodes from the newest checkpoint"),
+            std::string::npos) << text;
   const std::string reference = RunCommand(ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent") +
                                            " train --config " + Config(dir, "reference"))
                                     .output;

@@ -64,6 +64,7 @@ TEST_F(JobConfigTest, DefaultsArePinned) {
   EXPECT_EQ(c.train.plan, Plan::kAuto);
   EXPECT_EQ(c.train.threads, 1);
   EXPECT_EQ(c.train.log_every, 10);
+  EXPECT_EQ(c.train.step_timeout_s, 600);
   EXPECT_EQ(c.train.scaling, Scaling::kEst);
   EXPECT_EQ(c.checkpoint.dir, "");
   EXPECT_EQ(c.checkpoint.every_steps, 0);
@@ -79,7 +80,8 @@ TEST_F(JobConfigTest, ReadsEveryKey) {
   JobConfig c = Parse("[model]\nname = \"fmnist_cnn\"\n" + DataLine() +
                       "[train]\nests = 8\nglobal_batch = 64\nlr = 0.1\nmomentum = 0.5\nseed = 7\n"
                       "steps = 30\ndeterminism = \"statistical\"\nplan = \"tp\"\nthreads = 2\n"
-                      "log_every = 0\n[checkpoint]\ndir = \"ckpt\"\nevery_steps = 5\n");
+                      "log_every = 0\nstep_timeout_s = 0\n"
+                      "[checkpoint]\ndir = \"ckpt\"\nevery_steps = 5\n");
   EXPECT_EQ(c.train.ests, 8);
   EXPECT_EQ(c.train.global_batch, 64);
   EXPECT_EQ(c.est_batch(), 8);
@@ -91,6 +93,7 @@ TEST_F(JobConfigTest, ReadsEveryKey) {
   EXPECT_EQ(c.train.plan, Plan::kTp);
   EXPECT_EQ(c.train.threads, 2);
   EXPECT_EQ(c.train.log_every, 0);
+  EXPECT_EQ(c.train.step_timeout_s, 0);
   EXPECT_EQ(c.checkpoint.dir, (dir_.path() / "ckpt").string());  // relative to the config
   EXPECT_EQ(c.checkpoint.every_steps, 5);
 }
