@@ -114,6 +114,9 @@ TEST_F(FaultInjection, KilledSupervisorsJobRequeuedResumesFromTheNewestCheckpoin
   ASSERT_NE(state.output.find("FAILED"), std::string::npos) << state.output;
   CommandResult requeue = cluster().Run("scontrol requeue " + job);
   ASSERT_EQ(requeue.exit_code, 0) << requeue.output;
+  // Slurm holds a requeued job back for a while (its begin time moves ahead); start it now.
+  CommandResult now = cluster().Run("scontrol update JobId=" + job + " StartTime=now");
+  EXPECT_EQ(now.exit_code, 0) << now.output;
 
   const std::string final_state = cluster().WaitForJob(job, 600);
   const std::string text = RunCommand("cat " + ShellQuote(out)).output;
