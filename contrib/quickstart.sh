@@ -44,14 +44,14 @@ wait_nodes() {  # job, node count: until elasticd's summary shows it
 }
 
 say "a rigid job holds 3 nodes for 10 s; the elastic job (-N 1-4) starts on the 4th"
-sbatch -N 3 --exclusive --wrap 'sleep 10' >/dev/null
+sbatch -N 3 --exclusive -o /dev/null --wrap 'sleep 10' >/dev/null
 job=$(sbatch --parsable -N 1-4 --exclusive --elastic --elastic-est=8 -o "$work/job.out" \
       --wrap "$build/agent/elastic-agent run --config $work/train.toml")
 sleep 2; squeue >&2; summary "$job"
 say "the rigid job ends: elasticd grows the elastic job into the idle nodes"
 wait_nodes "$job" 4; squeue >&2; summary "$job"
 say "a rigid -N 3 job arrives: elasticd shrinks the elastic job so it can start"
-rigid=$(sbatch --parsable -N 3 --exclusive --wrap 'sleep 8')
+rigid=$(sbatch --parsable -N 3 --exclusive -o /dev/null --wrap 'sleep 8')
 wait_nodes "$job" 1; sleep 1; squeue >&2; summary "$job"
 say "the rigid job ends: the elastic job grows back"
 wait_nodes "$job" 4; squeue >&2; summary "$job"
