@@ -29,6 +29,16 @@ std::string FinalHash(const CommandResult& run) {
   return match.empty() ? "" : match[1].str();
 }
 
+std::string LastParamsHash(const std::string& output) {
+  static const std::regex hash("params_sha256=([0-9a-f]{64})");
+  std::string last;
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), hash);
+       it != std::sregex_iterator(); ++it) {
+    last = (*it)[1];
+  }
+  return last;
+}
+
 pid_t FindAgentRank(const fs::path& config, int rank) {
   const std::string wanted_rank = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
   const std::string agent = AgentPath();

@@ -22,6 +22,10 @@ std::string MpirunAgentCommand(int ranks, const std::filesystem::path& config,
 // the run did not exit 0.
 std::string FinalHash(const CommandResult& run);
 
+// The params_sha256 of the last contract line in a job's output (the supervisor's job prints one
+// per step that ran), or "" without one.
+std::string LastParamsHash(const std::string& output);
+
 // The pid of rank `rank` of an agent run with `config`, found through /proc (0 if none).
 pid_t FindAgentRank(const std::filesystem::path& config, int rank);
 

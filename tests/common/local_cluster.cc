@@ -129,6 +129,12 @@ void ClusterSuite::StartSuiteCluster(const LocalCluster::Options& options) {
   }
 }
 
+std::string ClusterSuite::Submit(const std::string& args) {
+  CommandResult r = cluster().Run("sbatch --parsable " + args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.output.substr(0, r.output.find_first_of(";\n"));
+}
+
 void ClusterSuite::TearDownTestSuite() {
   delete cluster_;
   cluster_ = nullptr;

@@ -63,6 +63,8 @@ class ClusterSuite : public ::testing::Test {
   static void TearDownTestSuite();
   void SetUp() override;
   static LocalCluster& cluster() { return *cluster_; }
+  // `sbatch --parsable ARGS` on the cluster; the job id (a failed submission fails the test).
+  static std::string Submit(const std::string& args);
 
  private:
   static LocalCluster* cluster_;

@@ -9,6 +9,7 @@
 #include <regex>
 #include <thread>
 
+#include "tests/common/agent_runs.h"
 #include "tests/common/local_cluster.h"
 #include "tests/common/temp_dir.h"
 
@@ -41,12 +42,6 @@ class ElasticResize : public ClusterSuite {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
     return "";
-  }
-
-  std::string Submit(const std::string& args) {
-    CommandResult r = cluster().Run("sbatch --parsable " + args);
-    EXPECT_EQ(r.exit_code, 0) << r.output;
-    return r.output.substr(0, r.output.find_first_of(";\n"));
   }
 
   void RestartElasticd() {
@@ -82,16 +77,6 @@ std::string Config(const TempDir& dir, const std::string& ckpt) {
       .string();
 }
 
-std::string FinalHash(const std::string& text) {
-  static const std::regex kHash("params_sha256=([0-9a-f]{64})");
-  std::string last;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kHash);
-       it != std::sregex_iterator(); ++it) {
-    last = (*it)[1];
-  }
-  return last;
-}
-
 TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) {
   TempDir dir;
   const std::string config = Config(dir, "ckpt");
@@ -99,8 +84,7 @@ TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) 
   const std::string hold = Submit("-N 3 --exclusive --wrap 'sleep 10'");
   const std::string job = Submit("-N 1-4 --exclusive --elastic --elastic-est=8 -o " + out +
                                  " --wrap " +
-                                 ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent run "
-                                            "--config " + config));
+                                 ShellQuote(AgentPath() + " run --config " + config));
   // (a) alone once the rigid holder ends, it grows to all 4 nodes; (e) scontrol shows it.
   std::string grown = WaitForNodes(job, 4, 90);
   ASSERT_FALSE(grown.empty()) << AdminComment(job) << "\n" << Log();
@@ -157,11 +141,10 @@ TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) 
   EXPECT_NE(text.find("resize pause"), std::string::npos) << text;
 
   // Identical parameters to an uninterrupted single-process run of the same config.
-  const std::string reference = RunCommand(ShellQuote(ELASTIC_BINARY_DIR "/agent/elastic-agent") +
-                                           " train --config " + Config(dir, "reference"))
-                                    .output;
-  ASSERT_FALSE(FinalHash(reference).empty()) << reference;
-  EXPECT_EQ(FinalHash(text), FinalHash(reference)) << text;
+  const std::string reference =
+      RunCommand(ShellQuote(AgentPath()) + " train --config " + Config(dir, "reference")).output;
+  ASSERT_FALSE(LastParamsHash(reference).empty()) << reference;
+  EXPECT_EQ(LastParamsHash(text), LastParamsHash(reference)) << text;
 }
 
 }  // namespace
