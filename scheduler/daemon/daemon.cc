@@ -238,6 +238,30 @@ void LoadSavedRegistry(const DaemonConfig& config, DaemonState& state) {
   }
 }
 
+// One request line: authenticated here; answered at once, or after the worker's Slurm lookup of
+// the job a `register` names (at most kMaxWaitingForSlurm such requests wait; more are refused).
+void OnRequestLine(const DaemonConfig& config, DaemonState& state, CredentialCodec& codec,
+                   SlurmWorker& worker, const std::string& line, SocketServer::Reply reply) {
+  Authenticated who = codec.Decode(line);
+  if (!who.ok()) Log(LogLevel::kWarn, "rejected request: " + who.error);
+  std::optional<std::uint32_t> job_id = JobToLookUp(who);
+  if (!job_id) {
+    reply(Answer(config, state, who, {}));
+    return;
+  }
+  if (worker.pending() >= kMaxWaitingForSlurm) {
+    const std::string busy = "elasticd is busy: " + std::to_string(worker.pending()) +
+                             " requests are waiting for Slurm; retry later";
+    Log(LogLevel::kWarn, "refused a request from uid " + std::to_string(who.uid) + ": " + busy);
+    reply(ErrorResponse(busy));
+    return;
+  }
+  worker.Submit([id = *job_id] { return LookupJob(id); },
+                [&config, &state, who, reply](std::optional<policy::SlurmJob> job) {
+                  reply(Answer(config, state, who, [&job](std::uint32_t) { return job; }));
+                });
+}
+
 }  // namespace
 
 int RunDaemon(const DaemonConfig& config, bool foreground) {
@@ -263,24 +287,7 @@ int RunDaemon(const DaemonConfig& config, bool foreground) {
     SlurmWorker worker(io);  // after io: joined before io goes away
     SocketServer server(io, config.socket, [&](const std::string& line,
                                                SocketServer::Reply reply) {
-      Authenticated who = codec->Decode(line);
-      if (!who.ok()) Log(LogLevel::kWarn, "rejected request: " + who.error);
-      std::optional<std::uint32_t> job_id = JobToLookUp(who);
-      if (!job_id) {
-        reply(Answer(config, state, who, {}));
-        return;
-      }
-      if (worker.pending() >= kMaxWaitingForSlurm) {
-        const std::string busy = "elasticd is busy: " + std::to_string(worker.pending()) +
-                                 " requests are waiting for Slurm; retry later";
-        Log(LogLevel::kWarn, "refused a request from uid " + std::to_string(who.uid) + ": " + busy);
-        reply(ErrorResponse(busy));
-        return;
-      }
-      worker.Submit([id = *job_id] { return LookupJob(id); },
-                    [&, who, reply](std::optional<policy::SlurmJob> job) {
-                      reply(Answer(config, state, who, [&job](std::uint32_t) { return job; }));
-                    });
+      OnRequestLine(config, state, *codec, worker, line, std::move(reply));
     });
     server.Start();
     std::int64_t last_cleanup = 0;
