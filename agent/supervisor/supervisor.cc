@@ -125,9 +125,15 @@ class Supervisor {
       return;  // elasticd restarting or gone: keep training, try again next poll
     }
     const nlohmann::json& order = (*reply)["order"];
-    // An order that arrives while the last one's relaunch has not yet done its first step waits
-    // for the next poll: the step gets to make progress, and each pause is measured alone.
-    if (order.is_null() || forwarded_stop_ || order_received_) return;
+    // An order waits (for a later poll) until the running step has done its first step: its
+    // ranks install their checkpoint-signal handlers only after MPI start-up, so an earlier
+    // SIGUSR2 would kill them instead of checkpointing (seen on the cluster: an order right
+    // after the job started cost the step and the order). This also holds an order back while
+    // the last one's relaunch is starting, so the step makes progress and each pause is
+    // measured alone.
+    if (order.is_null() || forwarded_stop_ || order_received_ || !step_.first_step_seen()) {
+      return;
+    }
     Order o;
     o.order.generation = order.at("generation").get<std::uint64_t>();
     o.target = order.at("target_nodes").get<std::vector<std::string>>();
@@ -204,6 +210,9 @@ class Supervisor {
 
   void Resize(const Action& action) {
     const Order& o = orders_.at(action.generation);
+    Note("generation " + std::to_string(action.generation) + ": step checkpointed; " +
+         (action.kind == ActionKind::kShrinkAllocation ? "shrinking" : "growing") +
+         " the allocation to " + std::to_string(o.order.nodes) + " node(s)");
     std::string error = action.kind == ActionKind::kShrinkAllocation
                             ? ShrinkTo(job_id_, o.target)
                             : GrowBy(job_id_, o.changed, options_.grow_wait_s);

@@ -25,6 +25,7 @@
 #include "scheduler/daemon/daemon_cycle.h"
 #include "scheduler/daemon/daemon_state.h"
 #include "scheduler/daemon/log.h"
+#include "scheduler/daemon/log_throttle.h"
 #include "scheduler/daemon/protocol.h"
 #include "scheduler/daemon/registry_store.h"
 #include "scheduler/daemon/request_handler.h"
@@ -147,16 +148,29 @@ std::optional<std::uint32_t> JobToLookUp(const Authenticated& who) {
   return id->get<std::uint32_t>();
 }
 
+// Refusals are what any client can cause at will: at most this many lines per source (a uid, or
+// all unauthenticated clients together) a minute reach the log; the rest are counted and the
+// count is reported with that source's next line.
+constexpr int kRefusalLinesPerMinute = 20;
+
+void LogRefusal(LogThrottle& refusals, const std::string& source, const std::string& message) {
+  std::uint64_t suppressed = 0;
+  if (refusals.Allow(source, NowUnix(), suppressed)) {
+    Log(LogLevel::kWarn, WithSuppressed(message, suppressed));
+  }
+}
+
 // One authenticated (or refused) request, answered on the event loop: handle, log, save.
-std::string Answer(const DaemonConfig& config, DaemonState& state, const Authenticated& who,
-                   const JobLookup& lookup) {
+std::string Answer(const DaemonConfig& config, DaemonState& state, LogThrottle& refusals,
+                   const Authenticated& who, const JobLookup& lookup) {
   const std::uint64_t decided_before = state.decisions_total;
   std::string reply = HandleRequest(who, state, NowUnix(), lookup);
   LogDecisionsSince(state, decided_before);
   if (who.ok() && reply.rfind("{\"error\"", 0) == 0) {
     const nlohmann::json refusal = nlohmann::json::parse(reply, nullptr, false);
-    Log(LogLevel::kWarn, "refused a request from uid " + std::to_string(who.uid) + ": " +
-                             refusal.value("error", reply));
+    LogRefusal(refusals, "uid " + std::to_string(who.uid),
+               "refused a request from uid " + std::to_string(who.uid) + ": " +
+                   refusal.value("error", reply));
   }
   SaveIfDirty(config, state);
   return reply;
@@ -241,24 +255,27 @@ void LoadSavedRegistry(const DaemonConfig& config, DaemonState& state) {
 // One request line: authenticated here; answered at once, or after the worker's Slurm lookup of
 // the job a `register` names (at most kMaxWaitingForSlurm such requests wait; more are refused).
 void OnRequestLine(const DaemonConfig& config, DaemonState& state, CredentialCodec& codec,
-                   SlurmWorker& worker, const std::string& line, SocketServer::Reply reply) {
+                   SlurmWorker& worker, LogThrottle& refusals, const std::string& line,
+                   SocketServer::Reply reply) {
   Authenticated who = codec.Decode(line);
-  if (!who.ok()) Log(LogLevel::kWarn, "rejected request: " + who.error);
+  if (!who.ok()) LogRefusal(refusals, "unauthenticated", "rejected request: " + who.error);
   std::optional<std::uint32_t> job_id = JobToLookUp(who);
   if (!job_id) {
-    reply(Answer(config, state, who, {}));
+    reply(Answer(config, state, refusals, who, {}));
     return;
   }
   if (worker.pending() >= kMaxWaitingForSlurm) {
     const std::string busy = "elasticd is busy: " + std::to_string(worker.pending()) +
                              " requests are waiting for Slurm; retry later";
-    Log(LogLevel::kWarn, "refused a request from uid " + std::to_string(who.uid) + ": " + busy);
+    LogRefusal(refusals, "uid " + std::to_string(who.uid),
+               "refused a request from uid " + std::to_string(who.uid) + ": " + busy);
     reply(ErrorResponse(busy));
     return;
   }
   worker.Submit([id = *job_id] { return LookupJob(id); },
-                [&config, &state, who, reply](std::optional<policy::SlurmJob> job) {
-                  reply(Answer(config, state, who, [&job](std::uint32_t) { return job; }));
+                [&config, &state, &refusals, who, reply](std::optional<policy::SlurmJob> job) {
+                  reply(Answer(config, state, refusals, who,
+                               [&job](std::uint32_t) { return job; }));
                 });
 }
 
@@ -285,9 +302,10 @@ int RunDaemon(const DaemonConfig& config, bool foreground) {
 
     boost::asio::io_context io;
     SlurmWorker worker(io);  // after io: joined before io goes away
+    LogThrottle refusals(kRefusalLinesPerMinute, 60);
     SocketServer server(io, config.socket, [&](const std::string& line,
                                                SocketServer::Reply reply) {
-      OnRequestLine(config, state, *codec, worker, line, std::move(reply));
+      OnRequestLine(config, state, *codec, worker, refusals, line, std::move(reply));
     });
     server.Start();
     std::int64_t last_cleanup = 0;

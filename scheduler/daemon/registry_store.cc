@@ -2,6 +2,7 @@
 #include "scheduler/daemon/registry_store.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -65,7 +66,10 @@ JobRecord JobFrom(const nlohmann::json& j) {
   job.last_pause_s = j.at("last_pause_s").get<double>();
   job.last_pause_generation = j.value("last_pause_generation", std::uint64_t{0});  // 0.1.0 files
   if (!j.at("order").is_null()) job.order = OrderFrom(j.at("order"));
-  job.comment_dirty = false;
+  // A restored job's AdminComment is written again at the first cycle: the daemon may have died
+  // between a change (saved at once) and the cycle that writes the comment, which would
+  // otherwise stay stale until the job changes again (seen in the restart test).
+  job.comment_dirty = true;
   return job;
 }
 
@@ -117,6 +121,11 @@ void SaveRegistry(const std::string& dir, const DaemonState& state) {
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) throw std::runtime_error("cannot create " + temp + ": " + std::strerror(errno));
   try {
+    // O_CREAT's mode applies to a new file only: a temp file left with another mode (by an
+    // administrator's copy or restore) would otherwise pass its mode on to registry.json.
+    if (::fchmod(fd, 0600) != 0) {
+      throw std::runtime_error("cannot chmod " + temp + ": " + std::strerror(errno));
+    }
     // replace: a stray invalid UTF-8 byte in user text must not make every later save fail.
     const std::string text =
         RegistryToJson(state).dump(1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -144,9 +144,16 @@ std::string Register(const Authenticated& who, DaemonState& state, std::int64_t 
     throw Refusal{"job " + std::to_string(id) + " is not an elastic job (its AdminComment is "
                   "an administrator's, not job_submit.lua's elastic: record)"};
   }
-  JobRecord fresh;
+  // Every argument is checked before anything changes: a refused register changes nothing (a
+  // half-made record once stayed behind, and its AdminComment "nodes=1/0-0" then overwrote
+  // job_submit.lua's bounds record, so the job could never resize again).
+  const int ests = static_cast<int>(IntArg(args, "ests", 1, 1 << 20));
+  std::string plan = WordArg(args, "plan", "auto");
+  std::string sla_class = WordArg(args, "class", "best-effort");
+  const auto generation = static_cast<std::uint64_t>(IntArg(args, "generation", 1, 1LL << 52, 1));
   JobRecord* job = state.Find(id);
   if (!job) {
+    JobRecord fresh;
     fresh.job_id = id;
     fresh.registered_unix = now;
     auto at = std::lower_bound(state.jobs.begin(), state.jobs.end(), id,
@@ -155,11 +162,11 @@ std::string Register(const Authenticated& who, DaemonState& state, std::int64_t 
   }
   job->uid = slurm->uid;
   job->nodes = slurm->nodes;
-  job->ests = static_cast<int>(IntArg(args, "ests", 1, 1 << 20));
-  job->plan = WordArg(args, "plan", "auto");
-  job->sla_class = WordArg(args, "class", "best-effort");
+  job->ests = ests;
+  job->plan = std::move(plan);
+  job->sla_class = std::move(sla_class);
   // The supervisor knows which generation runs; an order it has not carried out is void.
-  job->generation = static_cast<std::uint64_t>(IntArg(args, "generation", 1, 1LL << 52, 1));
+  job->generation = generation;
   job->last_order_generation = std::max(job->last_order_generation, job->generation);
   job->order.reset();
   job->supervisor_state = "running";

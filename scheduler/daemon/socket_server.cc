@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "scheduler/daemon/log.h"
 #include "scheduler/daemon/protocol.h"
@@ -27,11 +28,12 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   // `on_close` runs when the session is gone (the connection closed and nothing refers to it).
   Session(Stream::socket socket, const SocketServer::AsyncHandler& handler,
-          std::function<void()> on_close)
+          std::chrono::milliseconds client_timeout, std::function<void()> on_close)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         buffer_(kMaxRequestLineBytes),
         handler_(handler),
+        client_timeout_(client_timeout),
         on_close_(std::move(on_close)) {}
   ~Session() { on_close_(); }
   Session(const Session&) = delete;
@@ -69,9 +71,9 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  // The client gets kClientTimeout to send its line, and again to take the reply.
+  // The client gets client_timeout_ to send its line, and again to take the reply.
   void ArmTimer() {
-    timer_.expires_after(SocketServer::kClientTimeout);
+    timer_.expires_after(client_timeout_);
     timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
       boost::system::error_code ignored;
       if (!ec) self->socket_.close(ignored);  // client too slow: drop it
@@ -94,6 +96,7 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::steady_timer timer_;
   asio::streambuf buffer_;
   const SocketServer::AsyncHandler& handler_;
+  const std::chrono::milliseconds client_timeout_;
   std::function<void()> on_close_;
   std::string response_;
 };
@@ -119,19 +122,22 @@ bool SomeoneListens(asio::io_context& io, const std::string& path) {
 }  // namespace
 
 SocketServer::SocketServer(asio::io_context& io, std::string path, Handler handler,
-                           std::size_t max_connections_per_user)
+                           std::size_t max_connections_per_user,
+                           std::chrono::milliseconds client_timeout)
     : SocketServer(io, std::move(path),
                    [handler = std::move(handler)](const std::string& line, Reply reply) {
                      reply(handler(line));
                    },
-                   max_connections_per_user) {}
+                   max_connections_per_user, client_timeout) {}
 
 SocketServer::SocketServer(asio::io_context& io, std::string path, AsyncHandler handler,
-                           std::size_t max_connections_per_user)
+                           std::size_t max_connections_per_user,
+                           std::chrono::milliseconds client_timeout)
     : io_(io),
       path_(std::move(path)),
       handler_(std::move(handler)),
       max_connections_per_user_(max_connections_per_user),
+      client_timeout_(client_timeout),
       acceptor_(io),
       accept_retry_(io) {}
 
@@ -145,11 +151,20 @@ SocketServer::~SocketServer() {
 void SocketServer::Start() {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path parent = fs::path(path_).parent_path();
-  if (!parent.empty() && !fs::exists(parent)) {
-    fs::create_directories(parent, ec);
-    if (ec) throw std::runtime_error("cannot create " + parent.string() + ": " + ec.message());
-    ::chmod(parent.c_str(), 0755);
+  // Every missing directory on the way gets 0755 whatever the umask: one left group- or
+  // world-writable would let a user swap the socket's directory for one of their own.
+  std::vector<fs::path> missing;
+  for (fs::path dir = fs::path(path_).parent_path(); !dir.empty() && !fs::exists(dir, ec);
+       dir = dir.parent_path()) {
+    missing.push_back(dir);
+    if (dir == dir.root_path()) break;
+  }
+  if (!missing.empty()) {
+    fs::create_directories(missing.front(), ec);
+    if (ec) {
+      throw std::runtime_error("cannot create " + missing.front().string() + ": " + ec.message());
+    }
+    for (const fs::path& dir : missing) ::chmod(dir.c_str(), 0755);
   }
   if (fs::is_socket(path_, ec)) {
     if (SomeoneListens(io_, path_)) {
@@ -212,7 +227,8 @@ void SocketServer::Admit(Stream::socket socket) {
     auto it = connections->find(uid);
     if (it != connections->end() && --it->second.open == 0) connections->erase(it);
   };
-  std::make_shared<Session>(std::move(socket), handler_, std::move(on_close))->Run();
+  std::make_shared<Session>(std::move(socket), handler_, client_timeout_, std::move(on_close))
+      ->Run();
 }
 
 }  // namespace elastic::daemon

@@ -34,21 +34,25 @@ class SocketServer {
   // client waited while elasticd spun on accept (bench/elasticd_load.sh, issue 7).
   static constexpr std::size_t kMaxConnectionsPerUser = 512;
 
+  // For the client to send its line, and again to take the reply; elasticd's own time to
+  // answer does not count.
+  static constexpr std::chrono::milliseconds kClientTimeout{5'000};
+
+  // `client_timeout` is kClientTimeout but for tests.
   SocketServer(boost::asio::io_context& io, std::string path, Handler handler,
-               std::size_t max_connections_per_user = kMaxConnectionsPerUser);
+               std::size_t max_connections_per_user = kMaxConnectionsPerUser,
+               std::chrono::milliseconds client_timeout = kClientTimeout);
   SocketServer(boost::asio::io_context& io, std::string path, AsyncHandler handler,
-               std::size_t max_connections_per_user = kMaxConnectionsPerUser);
+               std::size_t max_connections_per_user = kMaxConnectionsPerUser,
+               std::chrono::milliseconds client_timeout = kClientTimeout);
   ~SocketServer();  // removes the socket file it created
   SocketServer(const SocketServer&) = delete;
   SocketServer& operator=(const SocketServer&) = delete;
 
-  // Binds and listens. Throws std::runtime_error naming the path when it cannot (including
-  // when another daemon already answers there); a stale socket file is replaced.
+  // Creates missing parent directories 0755, binds and listens. Throws std::runtime_error
+  // naming the path when it cannot (including when another daemon already answers there, or
+  // the path holds something that is not a socket); a stale socket file is replaced.
   void Start();
-
-  // For the client to send its line, and again to take the reply; elasticd's own time to
-  // answer does not count.
-  static constexpr std::chrono::seconds kClientTimeout{5};
 
  private:
   // Open connections per uid, shared with the sessions (which may outlive the server).
@@ -65,6 +69,7 @@ class SocketServer {
   std::string path_;
   AsyncHandler handler_;
   std::size_t max_connections_per_user_;
+  std::chrono::milliseconds client_timeout_;
   std::shared_ptr<ConnectionCounts> connections_ = std::make_shared<ConnectionCounts>();
   boost::asio::local::stream_protocol::acceptor acceptor_;
   boost::asio::steady_timer accept_retry_;

@@ -38,6 +38,9 @@ std::string LocalCluster::Start(const Options& options, bool& unavailable) {
   if (options.with_elasticd) {
     command += " --elasticd " +
                ShellQuote(std::string(ELASTIC_BINARY_DIR) + "/scheduler/daemon/elasticd");
+    if (!options.resize_interval.empty()) {
+      command += " --resize-interval " + ShellQuote(options.resize_interval);
+    }
   }
   // stdout carries only the export lines; the script's progress goes to stderr (kept in a file
   // so a failure can be shown).

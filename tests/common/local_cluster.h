@@ -21,6 +21,9 @@ class LocalCluster {
     // slurm.conf SchedulerParameters; empty: the script's default (permit_job_expansion,...).
     std::string scheduler_parameters;
     bool with_elasticd = false;  // start the freshly built elasticd for this cluster too
+    // elasticd's minimum time between two resizes of a job (e.g. "1h": only admin orders
+    // resize); empty: the script's default.
+    std::string resize_interval;
   };
 
   LocalCluster() = default;

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "tests/common/agent_runs.h"
-#include "tests/common/local_cluster.h"
+#include "tests/common/elasticd_cluster.h"
 #include "tests/common/temp_dir.h"
 
 namespace elastic::testing {
@@ -18,53 +18,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-class ElasticResize : public ClusterSuite {
+class ElasticResize : public ElasticdClusterSuite {
  protected:
-  static void SetUpTestSuite() {
-    LocalCluster::Options options;
-    options.with_elasticd = true;
-    StartSuiteCluster(options);
-  }
-
-  std::string AdminComment(const std::string& job) {
-    CommandResult r = cluster().Run("scontrol show job " + job);
-    std::smatch m;
-    return std::regex_search(r.output, m, std::regex("AdminComment=(\\S+)")) ? m[1].str() : "";
-  }
-
-  // Polls until the job's summary shows `nodes` nodes; returns the comment or "" on timeout.
-  std::string WaitForNodes(const std::string& job, int nodes, int timeout_s) {
-    const auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
-    const std::string want = "nodes=" + std::to_string(nodes) + "/1-4";
-    while (Clock::now() < deadline) {
-      std::string comment = AdminComment(job);
-      if (comment.find(want) != std::string::npos) return comment;
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
-    return "";
-  }
-
-  void RestartElasticd() {
-    const std::string dir = cluster().Export("ELASTIC_CLUSTER_DIR");
-    CommandResult kill = cluster().Run("pid=$(awk '$1 == \"elasticd\" {print $2}' " + dir +
-                                       "/pids | tail -n1); kill -KILL $pid");
-    ASSERT_EQ(kill.exit_code, 0) << kill.output;
-    CommandResult start = cluster().Run(
-        "setsid " ELASTIC_BINARY_DIR "/scheduler/daemon/elasticd --config " + dir +
-        "/etc/elasticd.toml </dev/null >>" + dir + "/log/elasticd.out 2>&1");
-    ASSERT_EQ(start.exit_code, 0) << start.output;
-  }
-
-  // The elasticd client command line for this cluster's daemon.
-  std::string ElasticdCli() {
-    return ELASTIC_BINARY_DIR "/scheduler/daemon/elasticd --config " +
-           cluster().Export("ELASTIC_CLUSTER_DIR") + "/etc/elasticd.toml";
-  }
-
-  std::string Log() {
-    return RunCommand("cat " + cluster().Export("ELASTIC_CLUSTER_DIR") + "/log/elasticd.log")
-        .output;
-  }
+  static void SetUpTestSuite() { StartWithElasticd(); }
 };
 
 std::string Config(const TempDir& dir, const std::string& ckpt) {
@@ -86,7 +42,7 @@ TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) 
                                  " --wrap " +
                                  ShellQuote(AgentPath() + " run --config " + config));
   // (a) alone once the rigid holder ends, it grows to all 4 nodes; (e) scontrol shows it.
-  std::string grown = WaitForNodes(job, 4, 90);
+  std::string grown = WaitForNodes(job, 4, "1-4", 90);
   ASSERT_FALSE(grown.empty()) << AdminComment(job) << "\n" << Log();
   EXPECT_TRUE(std::regex_search(grown, std::regex("^elastic:est=8,nodes=4/1-4,plan=\\w+,gen=\\d+,"
                                                   "class=best-effort,last=\\d+$")))
@@ -111,7 +67,7 @@ TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) 
                        " belongs to another user"), std::string::npos) << Log();
 
   // (c) elasticd killed and restarted: the job keeps running, the registry comes back.
-  RestartElasticd();
+  ASSERT_NO_FATAL_FAILURE(RestartElasticd());
   std::this_thread::sleep_for(std::chrono::seconds(2));
   EXPECT_NE(Log().find("registry restored: 1 elastic job(s)"), std::string::npos) << Log();
 
@@ -126,11 +82,12 @@ TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) 
   }
   const double waited = std::chrono::duration<double>(Clock::now() - submitted).count();
   EXPECT_LT(waited, 60.0) << "rigid job still " << state << "\n" << Log();
-  EXPECT_FALSE(WaitForNodes(job, 1, 10).empty()) << AdminComment(job);  // written next cycle
+  // written at the next cycle
+  EXPECT_FALSE(WaitForNodes(job, 1, "1-4", 10).empty()) << AdminComment(job);
   std::cout << "rigid -N 3 job started " << waited << " s after submission\n";
 
   // (f) after the rigid job ends the elastic job grows back onto the same nodes.
-  EXPECT_FALSE(WaitForNodes(job, 4, 90).empty()) << AdminComment(job) << "\n" << Log();
+  EXPECT_FALSE(WaitForNodes(job, 4, "1-4", 90).empty()) << AdminComment(job) << "\n" << Log();
 
   const std::string final_state = cluster().WaitForJob(job, 600);
   const std::string text = RunCommand("cat " + ShellQuote(out)).output;

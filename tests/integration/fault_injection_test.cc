@@ -142,5 +142,42 @@ TEST_F(FaultInjection, AStalledRankIsDetectedByTheStepTimeoutAndTheStepRelaunche
   EXPECT_TRUE(Says("restart 1 of 2 on the same nodes from the newest checkpoint")) << text_;
 }
 
+// The checkpoint filesystem fills up mid-run (a 4 MiB tmpfs, filled by a root-owned file): the
+// next periodic checkpoint cannot be written, the job warns, leaves no partial file, keeps the
+// newest valid checkpoint and trains on; once space is freed the later checkpoints are written
+// and the job ends with the undisturbed run's parameters.
+TEST_F(FaultInjection, AFullCheckpointFilesystemSkipsACheckpointAndTrainingGoesOn) {
+  const std::filesystem::path ckpt = dir_.path() / "ckpt";
+  std::filesystem::create_directories(ckpt);
+  CommandResult mount = RunCommand("mount -t tmpfs -o size=4m,mode=0700 elastic-full-fs " +
+                                   ShellQuote(ckpt.string()));
+  ASSERT_EQ(mount.exit_code, 0) << "cannot mount a small tmpfs: " << mount.output;
+  struct Unmount {
+    std::string path;
+    ~Unmount() { RunCommand("umount -l " + ShellQuote(path)); }
+  } unmount{ckpt.string()};
+  ASSERT_NO_FATAL_FAILURE(StartJob(""));
+  // Fill every free byte (dd stops at ENOSPC); the next periodic checkpoint fails.
+  RunCommand("dd if=/dev/zero of=" + ShellQuote((ckpt / "filler").string()) + " bs=64k");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+  while (Output().find("No space left on device") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const std::string warned = Output();
+  ASSERT_NE(warned.find("training on (the newest valid checkpoint is kept)"), std::string::npos)
+      << warned;
+  // Nothing half-written: only whole checkpoints (and the filler) are there.
+  CommandResult left = RunCommand("ls " + ShellQuote(ckpt.string()));
+  EXPECT_EQ(left.output.find(".tmp-"), std::string::npos) << left.output;
+  EXPECT_NE(left.output.find("ckpt-0000000150.elck"), std::string::npos) << left.output;
+  std::filesystem::remove(ckpt / "filler");
+
+  ASSERT_NO_FATAL_FAILURE(ExpectFinishedAsUndisturbed());
+  // Checkpoints after the freed space were written again: the last one is the final step's.
+  EXPECT_TRUE(std::filesystem::exists(ckpt / "ckpt-0000001500.elck"))
+      << RunCommand("ls " + ShellQuote(ckpt.string())).output;
+}
+
 }  // namespace
 }  // namespace elastic::testing

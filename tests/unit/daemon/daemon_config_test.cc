@@ -48,6 +48,14 @@ TEST(DaemonConfig, ReadsEveryKey) {
   EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.9);
 }
 
+// log_file and munge_socket may be empty (stderr; libmunge's default socket), else absolute.
+TEST(DaemonConfig, LogFileAndMungeSocketMayBeEmpty) {
+  DaemonConfig c =
+      ParseDaemonConfig("[daemon]\nlog_file = \"\"\nmunge_socket = \"\"\n", "empty.toml");
+  EXPECT_EQ(c.log_file, "");
+  EXPECT_EQ(c.munge_socket, "");
+}
+
 TEST(DaemonConfig, InvalidInputTable) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"[daemon]\nsockt = \"/x\"\n", "bad.toml:2: daemon.sockt: unknown key"},
@@ -56,6 +64,13 @@ TEST(DaemonConfig, InvalidInputTable) {
        "easyscale, rubick, elastic"},
       {"[daemon]\nsocket = \"run/e.sock\"\n",
        "bad.toml:2: daemon.socket: invalid value \"run/e.sock\": expected an absolute path"},
+      {"[daemon]\nstate_dir = \"var/lib/e\"\n",
+       "bad.toml:2: daemon.state_dir: invalid value \"var/lib/e\": expected an absolute path"},
+      {"[daemon]\nlog_file = \"elasticd.log\"\n",
+       "bad.toml:2: daemon.log_file: invalid value \"elasticd.log\": expected an absolute path"},
+      {"[daemon]\nmunge_socket = \"run/munge/munge.socket.2\"\n",
+       "bad.toml:2: daemon.munge_socket: invalid value \"run/munge/munge.socket.2\": expected an "
+       "absolute path"},
       {"[daemon]\nlog_level = \"trace\"\n", "daemon.log_level: invalid value \"trace\""},
       {"[scheduler]\ncycle_interval = 10\n", "scheduler.cycle_interval: expected a string"},
       {"[scheduler]\ncycle_interval = \"10\"\n", "invalid duration \"10\""},

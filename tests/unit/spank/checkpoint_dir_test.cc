@@ -1,12 +1,19 @@
 // Tests for the per-job checkpoint directory the plugin creates as root for the job's user.
 #include "spank/checkpoint_dir.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <future>
+#include <iterator>
+#include <thread>
+#include <utility>
 
 #include "tests/common/temp_dir.h"
 
@@ -79,6 +86,59 @@ TEST_F(CheckpointDirTest, RefusesAnUnsafeBaseOrName) {
             std::string::npos);
   EXPECT_NE(PrepareJobCheckpointDir(base_, "a/b", kUser, kGroup, 7, path).find("unusable user"),
             std::string::npos);
+}
+
+// The <jobid> level runs the same checks as the <user> level: a directory another user owns
+// there is refused and left as it is.
+TEST_F(CheckpointDirTest, RefusesAJobDirectoryOfAnotherUser) {
+  std::string path;
+  ASSERT_EQ(PrepareJobCheckpointDir(base_, "alice", kUser, kGroup, 1, path), "");
+  const std::string job_dir = base_ + "/alice/7";
+  ASSERT_EQ(mkdir(job_dir.c_str(), 0750), 0);
+  ASSERT_EQ(chown(job_dir.c_str(), 1234, 1234), 0);
+  std::string error = PrepareJobCheckpointDir(base_, "alice", kUser, kGroup, 7, path);
+  EXPECT_NE(error.find(job_dir + " belongs to uid 1234, not to the job's user (uid 65534)"),
+            std::string::npos) << error;
+  struct stat st = Stat(job_dir);
+  EXPECT_EQ(st.st_uid, 1234u);
+  EXPECT_EQ(st.st_gid, 1234u);
+  EXPECT_EQ(st.st_mode & 07777, 0750u);
+}
+
+// A regular file or a FIFO the user planted as <jobid> is refused by O_DIRECTORY before it is
+// opened, so a FIFO with no writer cannot hang slurmstepd; neither is handed over or changed.
+TEST_F(CheckpointDirTest, RefusesAFileOrFifoPlantedAsTheJobDirectoryWithoutBlocking) {
+  std::string path;
+  ASSERT_EQ(PrepareJobCheckpointDir(base_, "alice", kUser, kGroup, 1, path), "");
+  const std::string file = base_ + "/alice/8", fifo = base_ + "/alice/9";
+  { std::ofstream(file) << "planted\n"; }
+  ASSERT_EQ(chmod(file.c_str(), 0644), 0);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  for (const auto& [job_id, planted] : {std::pair{8u, file}, std::pair{9u, fifo}}) {
+    std::promise<std::string> result;
+    std::future<std::string> done = result.get_future();
+    std::thread prepare([&, id = job_id] {
+      std::string ignored;
+      result.set_value(PrepareJobCheckpointDir(base_, "alice", kUser, kGroup, id, ignored));
+    });
+    if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+      // Blocked opening the FIFO: give it a writer so the thread can end, then fail.
+      int writer = open(planted.c_str(), O_WRONLY | O_NONBLOCK);
+      prepare.join();
+      if (writer >= 0) close(writer);
+      FAIL() << "PrepareJobCheckpointDir blocked on " << planted;
+    }
+    prepare.join();
+    const std::string error = done.get();
+    EXPECT_NE(error.find(planted + ": cannot open (a symlink or not a directory?): Not a "
+                                   "directory"),
+              std::string::npos) << error;
+    struct stat st = Stat(planted);
+    EXPECT_EQ(st.st_uid, 0u) << planted;
+    EXPECT_EQ(st.st_mode & 07777, 0644u) << planted;
+  }
+  std::ifstream in(file);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "planted\n");
 }
 
 }  // namespace

@@ -1,0 +1,172 @@
+// RunCycle over Slurm views built by hand: an order nobody carries out expires, a false "done"
+// from a supervisor is undone by Slurm's node list, and no user text reaches AdminComment.
+#include "scheduler/daemon/daemon_cycle.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "scheduler/daemon/order_builder.h"
+#include "scheduler/daemon/request_handler.h"
+
+namespace elastic::daemon {
+namespace {
+
+constexpr uid_t kOwner = 1001;
+
+// Slurm's view at `now`: nodes n1..n4 of partition main, job 11 of kOwner running on `nodes`
+// with the job_submit.lua record for bounds 1-4.
+policy::SlurmView View(std::int64_t now, std::vector<std::string> nodes) {
+  policy::SlurmView view;
+  view.now = now;
+  for (const char* name : {"n1", "n2", "n3", "n4"}) {
+    policy::SlurmNode node;
+    node.name = name;
+    node.partitions = {"main"};
+    node.cpus = 8;
+    node.alloc_cpus = std::find(nodes.begin(), nodes.end(), name) != nodes.end() ? 8 : 0;
+    node.available = true;
+    view.nodes.push_back(node);
+  }
+  policy::SlurmJob job;
+  job.job_id = 11;
+  job.uid = kOwner;
+  job.state = policy::SlurmJobState::kRunning;
+  job.nodes = std::move(nodes);
+  job.batch_host = "n1";
+  job.partition = "main";
+  job.min_nodes = static_cast<int>(job.nodes.size());
+  job.admin_comment = "elastic:nodes=0/1-4";
+  view.jobs.push_back(job);
+  return view;
+}
+
+nlohmann::json Call(DaemonState& state, std::int64_t now, const nlohmann::json& request,
+                    const policy::SlurmView& view, uid_t uid = kOwner) {
+  Authenticated who;
+  who.uid = uid;
+  who.gid = uid;
+  who.payload = request.dump();
+  return nlohmann::json::parse(HandleRequest(who, state, now, [&view](std::uint32_t id) {
+    return id == view.jobs[0].job_id ? std::optional(view.jobs[0]) : std::nullopt;
+  }));
+}
+
+// Observe-only cycles: the planner's own choices are not what these tests are about.
+CycleOptions Observe() {
+  CycleOptions options;
+  options.resize = false;
+  return options;
+}
+
+// Job 11 registered on n1, n2 and an admin's shrink order to 1 node issued at t=1000.
+DaemonState RegisteredWithAShrinkOrder() {
+  DaemonState state;
+  const policy::SlurmView view = View(1'000, {"n1", "n2"});
+  EXPECT_TRUE(Call(state, 1'000, {{"op", "register"}, {"job_id", 11}, {"ests", 8}}, view)["ok"]);
+  RunCycle(state, view, Observe());
+  std::string error;
+  EXPECT_TRUE(OrderByHand(state, state.jobs.at(0), 1, 1'000, error)) << error;
+  return state;
+}
+
+TEST(DaemonCycle, OrderTimeoutDefaultIs300Seconds) {
+  EXPECT_EQ(CycleOptions().order_timeout_s, 300);
+}
+
+// A supervisor that never carries its order out (ignores it, or is gone) does not keep the job
+// frozen: after order_timeout_s the order is dropped as failed and the job backs off
+// (last_resize = now feeds the planner's min_resize_interval).
+TEST(DaemonCycle, AnOrderNotCarriedOutExpiresAfterTheTimeout) {
+  DaemonState state = RegisteredWithAShrinkOrder();
+  ASSERT_TRUE(state.jobs[0].order.has_value());
+  const std::uint64_t generation = state.jobs[0].order->generation;
+  RunCycle(state, View(1'300, {"n1", "n2"}), Observe());  // exactly the timeout: still waits
+  ASSERT_TRUE(state.jobs[0].order.has_value());
+  EXPECT_EQ(state.jobs[0].last_resize_unix, 0);
+  state.dirty = false;
+  RunCycle(state, View(1'301, {"n1", "n2"}), Observe());
+  EXPECT_FALSE(state.jobs[0].order.has_value());
+  EXPECT_EQ(state.recent.back().action, "failed");
+  EXPECT_EQ(state.recent.back().reason,
+            "order generation " + std::to_string(generation) +
+                " expired: the supervisor did not carry it out in 300 s");
+  EXPECT_EQ(state.jobs[0].last_resize_unix, 1'301);
+  EXPECT_EQ(state.jobs[0].nodes, (std::vector<std::string>{"n1", "n2"}));  // nothing changed
+  EXPECT_TRUE(state.dirty);
+  // A shorter timeout is honoured too.
+  DaemonState other = RegisteredWithAShrinkOrder();
+  CycleOptions quick = Observe();
+  quick.order_timeout_s = 10;
+  RunCycle(other, View(1'011, {"n1", "n2"}), quick);
+  EXPECT_FALSE(other.jobs[0].order.has_value());
+}
+
+// Without job_submit.lua's record in AdminComment elasticd does not know the job's bounds: the
+// planner leaves it out and an admin can order it to no other size, while the same job with the
+// record is grown into the idle nodes.
+TEST(DaemonCycle, AJobWithoutTheBoundsRecordKeepsItsSize) {
+  for (bool with_record : {true, false}) {
+    DaemonState state;
+    policy::SlurmView view = View(10'000, {"n1"});
+    view.jobs[0].start_time = 10'000 - 3'600;
+    if (!with_record) view.jobs[0].admin_comment.clear();
+    auto registered = Call(state, 10'000, {{"op", "register"}, {"job_id", 11}, {"ests", 8}}, view);
+    ASSERT_TRUE(registered["ok"]) << registered.dump();
+    EXPECT_EQ(registered["bounds_known"], with_record);
+    RunCycle(state, view, CycleOptions());  // resizing on
+    EXPECT_EQ(state.jobs[0].order.has_value(), with_record) << "record: " << with_record;
+    if (with_record) continue;
+    EXPECT_EQ(state.jobs[0].min_nodes, 1);
+    EXPECT_EQ(state.jobs[0].max_nodes, 1);
+    auto by_hand =
+        Call(state, 10'001, {{"op", "resize"}, {"job_id", 11}, {"nodes", 2}}, view, /*uid=*/0);
+    EXPECT_EQ(by_hand.value("error", ""), "\"nodes\" must be an integer in [1, 1]");
+    EXPECT_FALSE(state.jobs[0].order.has_value());
+  }
+}
+
+// A supervisor reports the shrink done (generation reached) though Slurm still lists both
+// nodes: the next cycle takes the node set from Slurm and rewrites AdminComment with it.
+TEST(DaemonCycle, AFalseDoneIsCorrectedFromSlurmsNodeListAtTheNextCycle) {
+  DaemonState state = RegisteredWithAShrinkOrder();
+  const std::uint64_t generation = state.jobs[0].order->generation;
+  const policy::SlurmView unchanged = View(1'010, {"n1", "n2"});
+  ASSERT_TRUE(Call(state, 1'010,
+                   {{"op", "poll"}, {"job_id", 11}, {"generation", generation},
+                    {"seen_order", generation}},
+                   unchanged)["ok"]);
+  ASSERT_EQ(state.jobs[0].nodes, (std::vector<std::string>{"n1"}));  // believed, for now
+  CycleResult result = RunCycle(state, unchanged, Observe());
+  EXPECT_EQ(state.jobs[0].nodes, (std::vector<std::string>{"n1", "n2"}));
+  ASSERT_EQ(result.admin_comments.size(), 1u);
+  EXPECT_NE(result.admin_comments[0].second.find(",nodes=2/1-4,"), std::string::npos)
+      << result.admin_comments[0].second;
+}
+
+// AdminComment is built from integers and vocabulary words only: a supervisor's free text
+// (detail) never reaches it, whatever it says.
+TEST(DaemonCycle, SupervisorTextNeverReachesAdminComment) {
+  DaemonState state;
+  const policy::SlurmView view = View(1'000, {"n1"});
+  ASSERT_TRUE(Call(state, 1'000,
+                   {{"op", "register"}, {"job_id", 11}, {"ests", 8}, {"plan", "dp"},
+                    {"class", "gold"}, {"generation", 3}},
+                   view)["ok"]);
+  ASSERT_TRUE(Call(state, 1'001,
+                   {{"op", "poll"}, {"job_id", 11}, {"generation", 3}, {"state", "resizing"},
+                    {"detail", "x,nodes=1/1-64,plan=evil"}},
+                   view)["ok"]);
+  ASSERT_EQ(state.jobs[0].detail, "x,nodes=1/1-64,plan=evil");
+  CycleResult result = RunCycle(state, View(1'002, {"n1"}), Observe());
+  ASSERT_EQ(result.admin_comments.size(), 1u);
+  EXPECT_EQ(result.admin_comments[0],
+            std::make_pair(std::uint32_t{11},
+                           std::string("elastic:est=8,nodes=1/1-4,plan=dp,gen=3,class=gold,"
+                                       "last=0")));
+}
+
+}  // namespace
+}  // namespace elastic::daemon
