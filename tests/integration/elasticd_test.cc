@@ -1,5 +1,6 @@
 // elasticd against a real munged and slurmctld: config validation, `elasticd status`, refusal
-// of forged and replayed credentials, and answers while slurmctld hangs.
+// of forged and replayed credentials, the cap on refusal log lines, and answers while slurmctld
+// hangs.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,6 +125,30 @@ TEST_F(Elasticd, ForgedAndReplayedCredentialsAreRefused) {
   EXPECT_EQ(bad_op["error"],
             "unknown op \"rm -rf\": expected status, register, poll, deregister or resize");
   EXPECT_NE(Log().find("rejected request: MUNGE credential refused"), std::string::npos);
+}
+
+// A flood of unauthenticated requests is answered in full but writes at most 20 log lines a
+// minute (LogThrottle, one source for all unauthenticated clients): the log cannot be used to
+// fill the disk.
+TEST_F(Elasticd, AFloodOfRefusedRequestsIsAnsweredButItsLogLinesAreCapped) {
+  const std::string send_40 =
+      "import socket,sys\n"
+      "answers = 0\n"
+      "for i in range(40):\n"
+      "    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+      "    s.sendall(b'garbage\\n')\n"
+      "    answers += 'MUNGE credential refused' in s.makefile().readline()\n"
+      "print(answers)\n";
+  CommandResult flood = RunCommand("python3 -c " + ShellQuote(send_40) + " " + ShellQuote(socket_));
+  ASSERT_EQ(flood.exit_code, 0) << flood.output;
+  EXPECT_EQ(flood.output, "40\n");
+  const std::string log = Log();
+  int lines = 0;
+  for (auto at = log.find("rejected request"); at != std::string::npos;
+       at = log.find("rejected request", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 20) << log;
 }
 
 // A hung slurmctld (stopped: every RPC waits for MessageTimeout, twice) must not stall the
