@@ -45,39 +45,62 @@ std::optional<double> DeviceCapability(std::string_view device_type) {
 
 std::string_view DeviceTypeChoices() { return "gpu, v100, p100, t4, a100, h100, h200"; }
 
-double EasyScaleComputeRate(const Shape& shape, int ests) {
+EstPlan PlanEsts(const Shape& shape, int ests) {
+  EstPlan plan;
   int devices = 0;
   double slowest_one_est = 0.0;  // f_overload when every device holds one EST
   for (const auto& [capability, count] : shape.groups) {
-    if (count <= 0) continue;
+    if (count <= 0 || capability <= 0.0) continue;
     devices += count;
     slowest_one_est = std::max(slowest_one_est, 1.0 / capability);
   }
-  if (devices == 0) return 0.0;
+  if (devices == 0) return plan;
   ests = std::max(ests, 1);
+  double f = slowest_one_est;
   // Eq. 1a needs nEST >= maxP. Every A_i is >= 1, so with devices >= maxP the step time is the
   // slowest device running one EST and the surplus ESTs are pure waste (Eq. 1c second term).
-  if (devices >= ests) return ests / slowest_one_est;
-  // Otherwise the smallest feasible f_overload (Eq. 1b) is one of the values a / C_i: try them in
-  // increasing order. ests is small (<= a few hundred), so this is cheap.
-  double best_f = std::numeric_limits<double>::infinity();
-  for (const auto& [capability, count] : shape.groups) {
-    if (count <= 0) continue;
-    for (int a = 1; a <= ests; ++a) {
-      double f = a / capability;
-      if (f >= best_f) break;
-      if (f >= slowest_one_est && EstsAt(shape, f) >= ests) {
-        best_f = f;
-        break;
+  if (devices < ests) {
+    // Otherwise the smallest feasible f_overload (Eq. 1b) is one of the values a / C_i: try them
+    // in increasing order. ests is small (<= a few hundred), so this is cheap.
+    double best_f = std::numeric_limits<double>::infinity();
+    for (const auto& [capability, count] : shape.groups) {
+      if (count <= 0 || capability <= 0.0) continue;
+      for (int a = 1; a <= ests; ++a) {
+        double candidate = a / capability;
+        if (candidate >= best_f) break;
+        if (candidate >= slowest_one_est && EstsAt(shape, candidate) >= ests) {
+          best_f = candidate;
+          break;
+        }
       }
     }
+    f = best_f;
   }
-  return ests / best_f;  // Eq. 1d: sum N_i C_i - waste == maxP / f_overload
+  for (const auto& [capability, count] : shape.groups) {
+    long per_device = static_cast<long>(std::floor(f * capability + 1e-9));
+    plan.ests_per_device.push_back(count > 0 ? static_cast<int>(std::max(1L, per_device)) : 0);
+  }
+  plan.f_overload = f;
+  plan.compute_rate = ests / f;  // Eq. 1d: sum N_i C_i - waste == maxP / f_overload
+  return plan;
+}
+
+double EasyScaleComputeRate(const Shape& shape, int ests) {
+  return PlanEsts(shape, ests).compute_rate;
+}
+
+Shape FedShape(const JobProfile& profile, const Shape& shape) {
+  if (profile.cpu_need <= 0.0 || shape.cpus_per_device <= 0.0) return shape;
+  Shape fed = shape;
+  double fed_capability = shape.cpus_per_device / profile.cpu_need;
+  for (auto& group : fed.groups) group.first = std::min(group.first, fed_capability);
+  return fed;
 }
 
 double PlanMemory(Plan plan, double memory_need, int devices) {
   double states = 0.5 * memory_need;
   double activations = 0.5 * memory_need;
+  if (plan == Plan::kOffload) return states * 2.0 / 16.0 + activations;
   if (plan == Plan::kGc || plan == Plan::kZeroGc) activations *= 0.5;
   if (plan == Plan::kZeroDp || plan == Plan::kZeroGc) states /= std::max(devices, 1);
   return states + activations;
@@ -93,6 +116,7 @@ std::string_view PlanName(Plan plan) {
     case Plan::kGc: return "gc";
     case Plan::kZeroDp: return "zero-dp";
     case Plan::kZeroGc: return "zero-dp+gc";
+    case Plan::kOffload: return "zero-offload";
     case Plan::kAuto: break;
   }
   return "auto";
@@ -100,19 +124,31 @@ std::string_view PlanName(Plan plan) {
 
 namespace {
 
+// CPU threads per device an offloading job's optimizer gets when the shape does not say.
+constexpr double kDefaultOffloadThreads = 8.0;
+
 double PlanSpeedup(const JobProfile& profile, Plan plan, const Shape& shape,
                    const Environment& env) {
-  double compute = EasyScaleComputeRate(shape, profile.ests);
+  double compute = EasyScaleComputeRate(FedShape(profile, shape), profile.ests);
   if (compute <= 0.0) return 0.0;
   int devices = 0;
   for (const auto& group : shape.groups) devices += group.second;
   if (!PlanFits(plan, profile.memory_need, devices)) return 0.0;
   double compute_time = 1.0 / compute;
   if (plan == Plan::kGc || plan == Plan::kZeroGc) compute_time *= 4.0 / 3.0;
-  double volume = plan == Plan::kZeroDp || plan == Plan::kZeroGc ? 1.5 : 1.0;
+  bool zero = plan == Plan::kZeroDp || plan == Plan::kZeroGc || plan == Plan::kOffload;
+  double volume = zero ? 1.5 : 1.0;
   double bandwidth_factor = shape.nodes > 1 ? env.inter_node_slowdown : 1.0;
   double comm = profile.comm_ratio * volume * 2.0 * (devices - 1) / devices * bandwidth_factor;
-  return 1.0 / (compute_time + comm);
+  double optimizer = 0.0;
+  if (plan == Plan::kOffload) {
+    // Rubick §4.2: T_opt = k_opt_off * P / (d * c); the host must hold the offloaded states.
+    if (profile.offload_host_mb <= 0.0) return 0.0;
+    if (shape.host_mb >= 0.0 && shape.host_mb + 1e-9 < profile.offload_host_mb) return 0.0;
+    double threads = shape.cpus_per_device > 0.0 ? shape.cpus_per_device : kDefaultOffloadThreads;
+    optimizer = kOffloadOptimizerCost * 0.5 * profile.memory_need / (devices * threads);
+  }
+  return 1.0 / (compute_time + comm + optimizer);
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ class Planner {
         std::optional<Allocation> next = PlanGrowth(work, type, d);
         if (!next) continue;
         double speedup =
-            model::Speedup(job.profile, ShapeOf(cluster_, *next), cluster_.environment);
+            model::Speedup(job.profile, ShapeOf(cluster_, *next, job), cluster_.environment);
         if (speedup <= work.speedup || !WorthResizing(work, speedup)) continue;
         proposals.push_back({index, work.version, type, d, (speedup - work.speedup) / d, speedup});
       }
@@ -171,9 +171,11 @@ PolicyOutput EasyScalePolicy::Decide(const ClusterState& cluster,
   std::vector<Working> work;
   work.reserve(jobs.size());
   for (const JobState& job : jobs) {
-    double speedup = job.running() ? model::Speedup(job.profile, ShapeOf(cluster, job.allocation),
-                                                    cluster.environment)
-                                   : 0.0;
+    double speedup = 0.0;
+    if (job.running()) {
+      speedup = model::Speedup(job.profile, ShapeOf(cluster, job.allocation, job),
+                               cluster.environment);
+    }
     work.push_back({job, job.running(), 0, speedup, ""});
   }
   Planner planner(cluster, options_, now_s, work, ledger);

@@ -2,8 +2,10 @@
 //
 // Intra-job planner (one per job): proposes scaling out by an increment of homogeneous devices
 // (d = 1, 2, 4, ... of one device type, plus exactly what reaches min_devices), estimates the new
-// throughput with the waste model (Eq. 1a–1d, model::EasyScaleComputeRate, so heterogeneous mixes
-// and the integer EST quantum are priced in) and submits its top-K proposals by speedup per device.
+// throughput with the waste model (Eq. 1a–1d, model::PlanEsts: the one implementation, which
+// `elastic` also uses for jobs spread over device types, so heterogeneous mixes and the integer EST
+// quantum are priced in) and submits its top-K proposals by speedup per device. CPUs: each job
+// holds the fixed CPUs per device it was submitted with (JobState::cpus_per_device).
 // Inter-job scheduler: greedily accepts the proposal with the highest speedup per device, ties to
 // more devices (then earlier submission, then id), re-plans that job, and repeats until no
 // proposal fits the free devices. A pending job's first proposal gains a whole job's throughput,

@@ -29,6 +29,14 @@ model::Shape ShapeOf(const ClusterState& cluster, const Allocation& allocation) 
   return shape;
 }
 
+model::Shape ShapeOf(const ClusterState& cluster, const Allocation& allocation,
+                     const JobState& job) {
+  model::Shape shape = ShapeOf(cluster, allocation);
+  shape.cpus_per_device = job.cpus_per_device;
+  shape.host_mb = static_cast<double>(job.offload_mb_per_device) * DeviceCount(allocation);
+  return shape;
+}
+
 FreeLedger::FreeLedger(const ClusterState& cluster) : cluster_(&cluster) {
   types_ = DeviceTypes(cluster);
   std::vector<int> largest(types_.size(), 0);
@@ -71,7 +79,9 @@ const std::vector<std::set<int>>* FreeLedger::Buckets(const std::string& device_
 int FreeLedger::Available(int node, const JobState& job) const {
   std::int64_t fit = devices_[node];
   if (job.cpus_per_device > 0) fit = std::min<std::int64_t>(fit, cpus_[node] / job.cpus_per_device);
-  if (job.memory_mb_per_device > 0) fit = std::min(fit, memory_mb_[node] / job.memory_mb_per_device);
+  if (job.HostMemoryPerDevice() > 0) {
+    fit = std::min(fit, memory_mb_[node] / job.HostMemoryPerDevice());
+  }
   return static_cast<int>(std::max<std::int64_t>(fit, 0));
 }
 
@@ -86,7 +96,7 @@ void FreeLedger::Take(const Allocation& delta, const JobState& job) {
     devices_[slice.node] -= slice.devices;
     Rebucket(slice.node, before);
     cpus_[slice.node] -= slice.devices * job.cpus_per_device;
-    memory_mb_[slice.node] -= slice.devices * job.memory_mb_per_device;
+    memory_mb_[slice.node] -= slice.devices * job.HostMemoryPerDevice();
   }
 }
 
@@ -96,7 +106,7 @@ void FreeLedger::Give(const Allocation& delta, const JobState& job) {
     devices_[slice.node] += slice.devices;
     Rebucket(slice.node, before);
     cpus_[slice.node] += slice.devices * job.cpus_per_device;
-    memory_mb_[slice.node] += slice.devices * job.memory_mb_per_device;
+    memory_mb_[slice.node] += slice.devices * job.HostMemoryPerDevice();
   }
 }
 
@@ -112,8 +122,9 @@ std::vector<std::string> DeviceTypes(const ClusterState& cluster) {
 
 namespace {
 
-// PickDevices for a job with no per-device CPU or memory needs: free devices alone decide, so
-// the ledger's buckets answer best-fit and emptiest-first without scanning every node.
+// Best fit and emptiest-first through the ledger's buckets (nodes by free devices), checking the
+// job's CPU and memory needs per node (FreeLedger::Available) as it goes, so it rarely scans the
+// whole cluster. With needs that never bind it picks exactly what PickDevicesByScan picks.
 std::optional<Allocation> PickByBuckets(const FreeLedger& ledger,
                                         const std::vector<std::set<int>>& buckets,
                                         const JobState& job, const ClusterState& cluster,
@@ -123,7 +134,7 @@ std::optional<Allocation> PickByBuckets(const FreeLedger& ledger,
   std::set<int> used;  // nodes already drained by the steps before
   for (const Slice& held : job.allocation) {  // grow where the job already runs
     if (cluster.nodes[held.node].device_type != device_type) continue;
-    int devices = std::min(ledger.FreeDevices(held.node), remaining);
+    int devices = std::min(ledger.Available(held.node, job), remaining);
     used.insert(held.node);
     if (devices <= 0) continue;
     picked.push_back({held.node, devices});
@@ -132,7 +143,7 @@ std::optional<Allocation> PickByBuckets(const FreeLedger& ledger,
   if (remaining <= 0) return Merge({}, picked);
   for (size_t free = remaining; free < buckets.size(); ++free) {  // best fit
     for (int node : buckets[free]) {
-      if (used.count(node)) continue;
+      if (used.count(node) || ledger.Available(node, job) < remaining) continue;
       picked.push_back({node, remaining});
       return Merge({}, picked);
     }
@@ -141,7 +152,8 @@ std::optional<Allocation> PickByBuckets(const FreeLedger& ledger,
     for (int node : buckets[free]) {
       if (remaining <= 0) break;
       if (used.count(node)) continue;
-      int devices = std::min(static_cast<int>(free), remaining);
+      int devices = std::min(ledger.Available(node, job), remaining);
+      if (devices <= 0) continue;
       picked.push_back({node, devices});
       remaining -= devices;
     }
@@ -156,11 +168,15 @@ std::optional<Allocation> PickDevices(const ClusterState& cluster, const FreeLed
                                       const JobState& job, const std::string& device_type,
                                       int count) {
   if (count <= 0) return std::nullopt;
-  if (job.cpus_per_device <= 0 && job.memory_mb_per_device <= 0) {
-    const std::vector<std::set<int>>* buckets = ledger.Buckets(device_type);
-    if (!buckets || ledger.FreeDevicesOfType(device_type) < count) return std::nullopt;
-    return PickByBuckets(ledger, *buckets, job, cluster, device_type, count);
-  }
+  const std::vector<std::set<int>>* buckets = ledger.Buckets(device_type);
+  if (!buckets || ledger.FreeDevicesOfType(device_type) < count) return std::nullopt;
+  return PickByBuckets(ledger, *buckets, job, cluster, device_type, count);
+}
+
+std::optional<Allocation> PickDevicesByScan(const ClusterState& cluster, const FreeLedger& ledger,
+                                            const JobState& job, const std::string& device_type,
+                                            int count) {
+  if (count <= 0) return std::nullopt;
   std::vector<int> available(cluster.nodes.size(), 0);
   for (size_t i = 0; i < cluster.nodes.size(); ++i) {
     if (cluster.nodes[i].device_type == device_type) {

@@ -45,12 +45,18 @@ class FreeLedger {
 // Device types in order of first appearance among the nodes.
 std::vector<std::string> DeviceTypes(const ClusterState& cluster);
 
-// Picks `count` more devices of `device_type` for `job`: first on nodes it already holds, then
-// the best-fitting single node, else the nodes with the most free devices. Returns the devices to
+// Picks `count` more devices of `device_type` for `job` (with its CPUs and host memory per device):
+// first on nodes it already holds, then the best-fitting single node (fewest free devices that
+// hold the rest), else the nodes with the most free devices. Returns the devices to
 // add (not the merged allocation) or nullopt if they do not fit. Deterministic (ties: node index).
 std::optional<Allocation> PickDevices(const ClusterState& cluster, const FreeLedger& ledger,
                                       const JobState& job, const std::string& device_type,
                                       int count);
+
+// The reference PickDevices: the same rules by scanning every node (tests compare the two).
+std::optional<Allocation> PickDevicesByScan(const ClusterState& cluster, const FreeLedger& ledger,
+                                            const JobState& job, const std::string& device_type,
+                                            int count);
 
 // a + b, merged per node and sorted.
 Allocation Merge(const Allocation& a, const Allocation& b);

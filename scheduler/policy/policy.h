@@ -27,6 +27,13 @@ struct PolicyOptions {
   // Devices per node the SLA reference ran on (the trace's nodes): a guaranteed job is owed the
   // speed of `requested_devices` capability-1 devices packed on nodes of this size.
   int reference_devices_per_node = 8;
+  // elastic only: rank jobs by slope / remaining work instead of slope (rubick_policy.h).
+  bool elastic_shortest_work_first = true;
+  // elastic with shortest-work-first: a best-effort job starves (Rubick §5.2) once it has waited
+  // max(starvation_threshold_s, this x its expected run time).
+  double elastic_starvation_slowdown = 1.0;
+  // elastic only: jobs may grow onto other device types, priced by EasyScale Eq. 1.
+  bool elastic_mixed_types = true;
 };
 
 class Policy {
@@ -41,6 +48,9 @@ class Policy {
   // Whether the policy re-chooses each job's execution plan for its allocation (Rubick's
   // GetBestPlan, model::Plan::kAuto); otherwise jobs keep the plan they were submitted with.
   virtual bool ReconfiguresPlans() const { return false; }
+  // Whether the policy chooses each job's CPUs per device (Rubick §5's CPU dimension) between
+  // JobState::min_cpus_per_device and max_cpus_per_device; otherwise jobs hold a fixed count.
+  virtual bool SchedulesCpus() const { return false; }
   // REQUIRES: cluster free counts already exclude every job's allocation; job ids are unique.
   virtual PolicyOutput Decide(const ClusterState& cluster, const std::vector<JobState>& jobs,
                               double now_s) const = 0;

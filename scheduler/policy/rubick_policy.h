@@ -20,16 +20,30 @@
 // that saves more than the resize costs. Plans: model::Speedup picks the best plan per
 // allocation for jobs submitted with Plan::kAuto (the simulator fixes plans for variants that do
 // not reconfigure them), so minRes may be below the request when a better plan exists.
-// Simplifications, stated: devices are the one scheduled dimension (CPUs and memory only
-// constrain placement); a job uses one device type; best-effort minimum is min_devices (not 0:
-// we never preempt); slopes use compact placements.
+// CPUs and host memory (§5: GPU and CPU dimensions, memory from the plan's estimator): a CPU-bound
+// job (profile.cpu_need > 0) is placed with CPUs per device chosen among just enough to feed its
+// devices, the node type's even share, or one, the fastest that fits (fewest on ties), so CPUs
+// shrink when nodes run short and grow back in the consolidation pass when they free up (a resize
+// like any other). A job whose best plan is ZeRO-Offload also takes the offloaded states' host
+// memory per device. No node's devices, CPUs or memory are ever over-committed (FreeLedger).
+// Simplifications, stated: rubick runs a job on one device type; best-effort minimum is
+// min_devices (not 0: we never preempt); slopes use compact placements with the CPUs that would
+// feed the devices; CPUs are not reclaimed from running jobs to start others (only devices are).
 //
-// elastic (ours) = rubick + backfill-awareness: rigid jobs are scheduled first in queue order
-// (they may also reclaim elastic devices above minimum); the first rigid job that cannot start
-// gets the EASY reservation `backfill` would compute (reservation.h). From then on no action in
-// the round may leave fewer devices of that type free at the reservation than the head needs:
-// every start, growth or shrink is checked against the devices each job will still hold at the
-// reservation time, using the job's end estimate after the action (a shrink delays an end).
+// elastic (ours) = rubick plus three things:
+//  - backfill-awareness: rigid jobs are scheduled first in queue order (they may also reclaim
+//    elastic devices above minimum); the first rigid job that cannot start gets the EASY
+//    reservation `backfill` would compute (reservation.h). From then on no action in the round
+//    may leave fewer devices of that type free at the reservation than the head needs: every
+//    start, growth or shrink is checked against the devices each job will still hold at the
+//    reservation time, using the job's end estimate after the action (a shrink delays an end).
+//  - Smith's rule (options.elastic_shortest_work_first): slopes are ranked per unit of remaining
+//    work, so devices go first to what finishes jobs soonest (SRPT generalised to elastic jobs,
+//    from the run-time estimates backfill also uses); a best-effort job starves only after
+//    waiting elastic_starvation_slowdown x its run time (and at least the threshold).
+//  - heterogeneous EST placement (EasyScale §3.4): a running job may grow onto another device
+//    type; the mixed allocation is priced by model::PlanEsts (Eq. 1a-1d), so faster devices host
+//    more ESTs instead of the slowest device bounding the job.
 // Thread-safety: Decide is const and uses only its arguments.
 #pragma once
 
@@ -53,6 +67,8 @@ class RubickPolicy : public Policy {
     return variant_ == RubickVariant::kFull || variant_ == RubickVariant::kResourcesOnly;
   }
   bool GrowsBeyondRequest() const override { return WantsElasticJobs(); }
+  // CPUs are a resource like devices: reallocated by the variants that reallocate resources.
+  bool SchedulesCpus() const override { return WantsElasticJobs(); }
   bool ReconfiguresPlans() const override {
     return variant_ == RubickVariant::kFull || variant_ == RubickVariant::kPlansOnly;
   }

@@ -54,8 +54,16 @@ struct JobState {
   int min_devices = 1;
   int max_devices = 1;
   int requested_devices = 1;
+  // CPUs and host memory the job holds (running) or asks for (pending) with each device.
+  // Policies that schedule CPUs (rubick, elastic: profile.cpu_need > 0) change cpus_per_device
+  // between min_cpus_per_device and max_cpus_per_device; the others keep it fixed.
   int cpus_per_device = 0;
+  int min_cpus_per_device = 1;
+  int max_cpus_per_device = 0;  // 0 = cpus_per_device (fixed)
   std::int64_t memory_mb_per_device = 0;
+  // Extra host memory per device held for ZeRO-Offload's states (model::Plan::kOffload), set by
+  // policies that choose plans; counted with memory_mb_per_device in every node's accounting.
+  std::int64_t offload_mb_per_device = 0;
   double submit_time_s = 0.0;
   int priority = 0;  // higher runs first
   SlaClass sla_class = SlaClass::kBestEffort;
@@ -73,7 +81,12 @@ struct JobState {
   int resizes = 0;                 // running: resizes so far (Rubick's N)
 
   bool running() const { return !allocation.empty(); }
+  std::int64_t HostMemoryPerDevice() const { return memory_mb_per_device + offload_mb_per_device; }
 };
+
+// ShapeOf plus the job's CPUs and offload host memory (what the model needs to price CPUs).
+model::Shape ShapeOf(const ClusterState& cluster, const Allocation& allocation,
+                     const JobState& job);
 
 enum class DecisionKind { kStart, kResize };
 
@@ -82,6 +95,9 @@ struct Decision {
   std::string job_id;
   Allocation allocation;  // the job's complete new allocation
   std::string reason;
+  // The job's CPUs and offload memory per device with that allocation; < 0 = unchanged.
+  int cpus_per_device = -1;
+  std::int64_t offload_mb_per_device = -1;
 };
 
 // Planned start of a blocked job (EASY backfill's head-of-queue reservation).

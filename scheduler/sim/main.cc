@@ -32,7 +32,8 @@ int Run(int argc, char** argv) {
   po::options_description description("elastic-sim options");
   description.add_options()("help,h", "show this help")(
       "trace", po::value(&trace_path)->required(), "trace CSV (job_id,submit_time_s,num_gpus,duration_s,...)")(
-      "cluster", po::value(&cluster_spec)->required(), "NODESxDEVICES[:TYPE],... e.g. 32x8:a100,16x4:v100")(
+      "cluster", po::value(&cluster_spec)->required(),
+      "NODESxDEVICES[:TYPE][:cpus=N][:mem=SIZE],... e.g. 16x8:a100:cpus=64:mem=512G,16x4:v100")(
       "policy", po::value(&policy_name)->required(), "backfill | easyscale | rubick | elastic | rubick-e | rubick-r | rubick-n")(
       "seed", po::value(&options.seed)->default_value(1), "seed for per-job model parameters")(
       "json", po::value(&json_path), "write the result as JSON here")(
@@ -46,6 +47,23 @@ int Run(int argc, char** argv) {
       "share of jobs in the guaranteed SLA class (hash of the job id)")(
       "quota-fraction", po::value(&options.quota_fraction)->default_value(0.5),
       "share of the cluster given to tenants as guaranteed quota")(
+      "starvation-slowdown",
+      po::value(&policy_options.elastic_starvation_slowdown)->default_value(1.0),
+      "elastic: a best-effort job starves after waiting this x its run time (and >= 3600 s)")(
+      "no-shortest-work-first", po::bool_switch(),
+      "elastic: rank by slope alone, as rubick does (ablation)")(
+      "no-mixed-types", po::bool_switch(),
+      "elastic: keep each job on one device type, as rubick does (ablation)")(
+      "cpu-need-max", po::value(&options.cpu_need_max)->default_value(0.0),
+      "per-job CPU threads per capability-1 device for full speed, drawn in "
+      "[--cpu-need-min, this] (0: CPUs never change speed)")(
+      "cpu-need-min", po::value(&options.cpu_need_min)->default_value(1.0),
+      "lower end of the CPU need range")(
+      "cpus-per-gpu", po::value(&options.cpus_per_gpu)->default_value(0),
+      "CPUs per device for policies that do not schedule CPUs (0: the fewest per device of any "
+      "node)")(
+      "memory-per-gpu", po::value(&options.memory_mb_per_gpu)->default_value(0),
+      "host memory (MiB) every job holds per device")(
       "memory-need-max", po::value(&options.memory_need_max)->default_value(0.0),
       "per-job replica memory in device memories, drawn in [0, this] (0: every plan fits)");
   po::variables_map vm;
@@ -56,6 +74,8 @@ int Run(int argc, char** argv) {
   }
   po::notify(vm);
   policy_options.resize_cost_s = options.resize_cost_s;
+  policy_options.elastic_shortest_work_first = !vm["no-shortest-work-first"].as<bool>();
+  policy_options.elastic_mixed_types = !vm["no-mixed-types"].as<bool>();
   options.record_timeline = !timeline_path.empty();
 
   elastic::policy::PolicyOrError made = elastic::policy::MakePolicy(policy_name, policy_options);

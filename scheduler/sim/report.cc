@@ -8,15 +8,18 @@
 namespace elastic::sim {
 
 std::string Summary(const SimResult& result) {
-  char text[512];
+  char text[768];
   std::snprintf(text, sizeof text,
                 "policy %s: %zu jobs on %d devices\n"
                 "  avg JCT %.1f s, p99 JCT %.1f s, makespan %.1f s\n"
-                "  GPU utilization %.3f, avg queueing delay %.1f s\n"
+                "  GPU utilization %.3f (%.3f while jobs arrive, %.3f while jobs queue, %.0f s)\n"
+                "  CPU utilization %.3f\n"
+                "  avg queueing delay %.1f s\n"
                 "  %ld events, %ld policy calls\n",
                 result.policy.c_str(), result.jobs.size(), result.total_devices, result.avg_jct_s,
-                result.p99_jct_s, result.makespan_s, result.gpu_utilization, result.avg_queue_s,
-                result.events, result.policy_calls);
+                result.p99_jct_s, result.makespan_s, result.gpu_utilization,
+                result.gpu_utilization_submission, result.gpu_utilization_queued, result.queued_s,
+                result.cpu_utilization, result.avg_queue_s, result.events, result.policy_calls);
   return text;
 }
 
@@ -46,6 +49,10 @@ nlohmann::json ToJson(const SimResult& result, const RunInfo& info) {
           {"p99_jct_s", result.p99_jct_s},
           {"makespan_s", result.makespan_s},
           {"gpu_utilization", result.gpu_utilization},
+          {"gpu_utilization_submission", result.gpu_utilization_submission},
+          {"gpu_utilization_queued", result.gpu_utilization_queued},
+          {"queued_s", result.queued_s},
+          {"cpu_utilization", result.cpu_utilization},
           {"avg_queue_s", result.avg_queue_s},
           {"events", result.events},
           {"policy_calls", result.policy_calls},

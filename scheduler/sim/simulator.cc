@@ -39,6 +39,10 @@ class Replay {
     result_.policy = std::string(policy_.Name());
     for (const auto& node : cluster_.nodes) result_.total_devices += node.devices;
     if (!Prepare()) return result_;
+    if (!trace_.empty()) {
+      first_submit_ = static_cast<double>(trace_.front().submit_time_s);
+      last_submit_ = static_cast<double>(trace_.back().submit_time_s);
+    }
     double now = trace_.empty() ? 0.0 : static_cast<double>(trace_.front().submit_time_s);
     size_t next_arrival = 0;
     while (true) {
@@ -73,134 +77,33 @@ class Replay {
 
  private:
   bool Prepare() {
-    std::map<std::string, int> per_type;
-    for (const auto& node : cluster_.nodes) per_type[node.device_type] += node.devices;
-    int largest = 0;
-    for (const auto& entry : per_type) largest = std::max(largest, entry.second);
-    bool wants_elastic = policy_.WantsElasticJobs();
-    bool grows = policy_.GrowsBeyondRequest();
-    SetQuotas();
-    for (size_t i = 0; i < trace_.size(); ++i) {
-      const TraceJob& row = trace_[i];
-      LiveJob live;
-      JobState& job = live.state;
-      job.id = row.id;
-      bool rigid = UnitHash(row.id, kRigidSalt) < options_.rigid_fraction;
-      bool elastic = wants_elastic && !rigid;
-      job.elastic = elastic;
-      job.tenant = TenantOf(row);
-      job.sla_class = Guaranteed(row) ? SlaClass::kGuaranteed
-                                      : SlaClass::kBestEffort;
-      job.requested_devices = row.gpus;
-      job.max_devices = elastic && grows ? GrowthMax(row.gpus, largest) : row.gpus;
-      job.min_devices = elastic ? std::max(1, static_cast<int>(std::ceil(
-                                                  options_.elastic_min_fraction * row.gpus)))
-                                : row.gpus;
-      job.submit_time_s = static_cast<double>(row.submit_time_s);
-      job.profile = {job.max_devices, CommRatioFor(row.id, options_)};
-      model::Plan user_plan = AssignPlan(row, job);
-      job.expected_runtime_s = static_cast<double>(row.duration_s);
-      model::JobProfile as_submitted = job.profile;
-      as_submitted.plan = user_plan;
-      live.remaining_work =
-          static_cast<double>(row.duration_s) *
-          model::CompactSpeedup(as_submitted, row.gpus, options_.reference_devices_per_node,
-                                cluster_.environment);
-      if (job.min_devices > largest) {
-        result_.error = "elastic-sim: job " + row.id + " needs " +
-                        std::to_string(job.min_devices) + " devices of one type but the " +
-                        "largest device type in the cluster has " + std::to_string(largest);
-        return false;
-      }
+    WorkloadOrError workload = PrepareWorkload(cluster_, trace_, policy_, options_);
+    if (!workload.error.empty()) {
+      result_.error = workload.error;
+      return false;
+    }
+    cluster_.tenant_quota = workload.tenant_quota;
+    for (size_t i = 0; i < workload.jobs.size(); ++i) {
+      PreparedJob& prepared = workload.jobs[i];
+      const JobState& job = prepared.state;
       JobRecord record;
-      record.id = row.id;
+      record.id = job.id;
       record.submit_s = job.submit_time_s;
-      record.requested_devices = row.gpus;
+      record.requested_devices = job.requested_devices;
       record.min_devices = job.min_devices;
       record.max_devices = job.max_devices;
       record.rigid = !job.elastic;
       record.guaranteed = job.sla_class == SlaClass::kGuaranteed;
-      record.plan = std::string(model::PlanName(user_plan));
+      record.plan = std::string(model::PlanName(prepared.user_plan));
       record.tenant = job.tenant;
       result_.jobs.push_back(record);
-      index_[row.id] = i;
+      index_[job.id] = i;
+      LiveJob live;
+      live.state = std::move(prepared.state);
+      live.remaining_work = prepared.work;
       jobs_.push_back(std::move(live));
     }
     return true;
-  }
-
-  // Memory need, the user's plan, and (for policies that keep it) the fixed plan with the
-  // smallest size it fits at as the job's minimum. Returns the user's plan.
-  model::Plan AssignPlan(const TraceJob& row, JobState& job) const {
-    if (options_.memory_need_max <= 0.0) return model::Plan::kDp;
-    SimOptions draw = options_;
-    draw.min_comm_ratio = 0.0;
-    draw.max_comm_ratio = options_.memory_need_max;
-    draw.seed = options_.seed ^ kMemorySalt;
-    double need = CommRatioFor(row.id, draw);
-    // Largest need some plan (ZeRO-DP + GC) fits at the requested size: need*(0.5/d + 0.25) <= 1.
-    need = std::min(need, 1.0 / (0.5 / row.gpus + 0.25));
-    job.profile.memory_need = need;
-    std::vector<model::Plan> fitting;
-    for (model::Plan plan : model::kConcretePlans) {
-      if (model::PlanFits(plan, need, row.gpus)) fitting.push_back(plan);
-    }
-    model::Plan user = fitting[static_cast<size_t>(UnitHash(row.id, kPlanSalt) *
-                                                   static_cast<double>(fitting.size()))];
-    job.profile.submitted = user;
-    if (!policy_.ReconfiguresPlans()) job.profile.plan = user;
-    int smallest = job.requested_devices;
-    for (int d = job.requested_devices - 1; d >= 1; --d) {
-      bool fits = false;
-      for (model::Plan plan : model::kConcretePlans) {
-        if (job.profile.plan == model::Plan::kAuto || plan == job.profile.plan) {
-          fits |= model::PlanFits(plan, need, d);
-        }
-      }
-      if (!fits) break;
-      smallest = d;
-    }
-    job.min_devices = std::max(job.min_devices, smallest);
-    return user;
-  }
-
-  static constexpr std::uint64_t kMemorySalt = 0x6d656d6f;    // "memo"
-  static constexpr std::uint64_t kPlanSalt = 0x706c616e;      // "plan"
-  static constexpr std::uint64_t kRigidSalt = 0x72696769;      // "rigi"
-  static constexpr std::uint64_t kGuaranteedSalt = 0x67756172; // "guar"
-
-  std::string TenantOf(const TraceJob& row) const {
-    return row.tenant.empty() ? "default" : row.tenant;
-  }
-  bool Guaranteed(const TraceJob& row) const {
-    return UnitHash(row.id, kGuaranteedSalt) < options_.guaranteed_fraction;
-  }
-
-  int GrowthMax(int gpus, int largest) const {
-    for (int factor : {options_.max_growth_factor, 2, 1}) {
-      if (factor >= 1 && gpus * factor <= std::max(gpus, std::min(options_.max_growth_cap, largest))) {
-        return gpus * factor;
-      }
-    }
-    return gpus;
-  }
-
-  // Quotas in proportion to each tenant's guaranteed GPU-seconds (see SimOptions).
-  void SetQuotas() {
-    std::map<std::string, double> demand;
-    double total = 0.0;
-    for (const TraceJob& row : trace_) {
-      if (!Guaranteed(row)) continue;
-      double gpu_seconds = static_cast<double>(row.gpus) * static_cast<double>(row.duration_s);
-      demand[TenantOf(row)] += gpu_seconds;
-      total += gpu_seconds;
-    }
-    cluster_.tenant_quota.clear();
-    if (total <= 0.0) return;
-    for (const auto& [tenant, gpu_seconds] : demand) {
-      cluster_.tenant_quota[tenant] = static_cast<int>(
-          std::floor(options_.quota_fraction * result_.total_devices * gpu_seconds / total));
-    }
   }
 
   static double FinishTime(const LiveJob& job, double now) {
@@ -209,11 +112,24 @@ class Replay {
   }
 
   void Advance(double from, double to) {
+    double held = 0.0;
     for (size_t r : running_) {
       LiveJob& job = jobs_[r];
       double active_from = std::max(from, job.paused_until);
       if (to > active_from) job.remaining_work -= job.rate * (to - active_from);
-      result_.jobs[r].device_seconds += policy::DeviceCount(job.state.allocation) * (to - from);
+      int devices = policy::DeviceCount(job.state.allocation);
+      result_.jobs[r].device_seconds += devices * (to - from);
+      held += devices * (to - from);
+      cpu_seconds_ += devices * job.state.cpus_per_device * (to - from);
+    }
+    if (!pending_.empty()) {
+      queued_device_seconds_ += held;
+      result_.queued_s += to - from;
+    }
+    double window_from = std::max(from, first_submit_);
+    double window_to = std::min(to, last_submit_);
+    if (window_to > window_from && to > from) {
+      window_device_seconds_ += held * (window_to - window_from) / (to - from);
     }
   }
 
@@ -222,7 +138,7 @@ class Replay {
       auto& node = cluster_.nodes[slice.node];
       node.free_devices += sign * slice.devices;
       node.free_cpus += sign * slice.devices * job.cpus_per_device;
-      node.free_memory_mb += sign * slice.devices * job.memory_mb_per_device;
+      node.free_memory_mb += sign * slice.devices * job.HostMemoryPerDevice();
     }
   }
 
@@ -292,25 +208,57 @@ class Replay {
              std::to_string(job.state.min_devices) + "," + std::to_string(job.state.max_devices) +
              "]";
     }
-    std::map<int, int> delta;
+    JobState next = WithResources(job.state, decision);
+    int most_cpus = std::max(job.state.max_cpus_per_device, job.state.min_cpus_per_device);
+    if (next.cpus_per_device < job.state.min_cpus_per_device || next.cpus_per_device > most_cpus ||
+        next.offload_mb_per_device < 0) {
+      return "cpus per device " + std::to_string(next.cpus_per_device) + " outside [" +
+             std::to_string(job.state.min_cpus_per_device) + "," +
+             std::to_string(job.state.max_cpus_per_device) + "]";
+    }
+    struct Need {
+      long devices = 0, cpus = 0;
+      std::int64_t memory_mb = 0;
+    };
+    std::map<int, Need> delta;
     for (const auto& slice : decision.allocation) {
       if (slice.node < 0 || slice.node >= static_cast<int>(cluster_.nodes.size()) ||
           slice.devices <= 0) {
         return "invalid slice (node " + std::to_string(slice.node) + ")";
       }
-      delta[slice.node] += slice.devices;
+      Need& need = delta[slice.node];
+      need.devices += slice.devices;
+      need.cpus += static_cast<long>(slice.devices) * next.cpus_per_device;
+      need.memory_mb += slice.devices * next.HostMemoryPerDevice();
     }
-    for (const auto& slice : job.state.allocation) delta[slice.node] -= slice.devices;
-    for (const auto& [node, devices] : delta) {
+    for (const auto& slice : job.state.allocation) {
+      Need& need = delta[slice.node];
+      need.devices -= slice.devices;
+      need.cpus -= static_cast<long>(slice.devices) * job.state.cpus_per_device;
+      need.memory_mb -= slice.devices * job.state.HostMemoryPerDevice();
+    }
+    for (const auto& [node, need] : delta) {
       const auto& state = cluster_.nodes[node];
-      if (devices > state.free_devices ||
-          devices * job.state.cpus_per_device > state.free_cpus ||
-          devices * job.state.memory_mb_per_device > state.free_memory_mb) {
-        return "over-allocates node " + state.name + " (+" + std::to_string(devices) +
-               " devices, " + std::to_string(state.free_devices) + " free)";
+      if (need.devices > state.free_devices || need.cpus > state.free_cpus ||
+          need.memory_mb > state.free_memory_mb) {
+        return "over-allocates node " + state.name + " (+" + std::to_string(need.devices) +
+               " devices, " + std::to_string(state.free_devices) + " free; +" +
+               std::to_string(need.cpus) + " CPUs, " + std::to_string(state.free_cpus) +
+               " free; +" + std::to_string(need.memory_mb) + " MiB, " +
+               std::to_string(state.free_memory_mb) + " free)";
       }
     }
     return "";
+  }
+
+  // The job with the decision's CPUs and offload memory per device (where it sets them).
+  static JobState WithResources(const JobState& job, const Decision& decision) {
+    JobState next = job;
+    if (decision.cpus_per_device >= 0) next.cpus_per_device = decision.cpus_per_device;
+    if (decision.offload_mb_per_device >= 0) {
+      next.offload_mb_per_device = decision.offload_mb_per_device;
+    }
+    return next;
   }
 
   bool Apply(const Decision& decision, double now) {
@@ -336,9 +284,13 @@ class Replay {
       job.state.last_resize_s = now;
       ++record.resizes;
     }
+    JobState next = WithResources(job.state, decision);
+    job.state.cpus_per_device = next.cpus_per_device;
+    job.state.offload_mb_per_device = next.offload_mb_per_device;
     job.state.allocation = decision.allocation;
     Release(job.state.allocation, job.state, -1);
-    job.rate = model::Speedup(job.state.profile, policy::ShapeOf(cluster_, job.state.allocation),
+    job.rate = model::Speedup(job.state.profile,
+                              policy::ShapeOf(cluster_, job.state.allocation, job.state),
                               cluster_.environment);
     record.peak_devices = std::max(record.peak_devices, policy::DeviceCount(job.state.allocation));
     OpenSegment(r, now);
@@ -347,20 +299,32 @@ class Replay {
 
   bool CheckInvariants(double now) {
     std::vector<int> used(cluster_.nodes.size(), 0);
+    std::vector<long> cpus(cluster_.nodes.size(), 0);
+    std::vector<std::int64_t> memory(cluster_.nodes.size(), 0);
     long total = 0;
     for (size_t r : running_) {
-      for (const auto& slice : jobs_[r].state.allocation) {
+      const JobState& job = jobs_[r].state;
+      for (const auto& slice : job.allocation) {
         used[slice.node] += slice.devices;
+        cpus[slice.node] += static_cast<long>(slice.devices) * job.cpus_per_device;
+        memory[slice.node] += slice.devices * job.HostMemoryPerDevice();
         total += slice.devices;
       }
     }
     for (size_t n = 0; n < used.size(); ++n) {
       const auto& node = cluster_.nodes[n];
-      if (used[n] > node.devices || node.free_devices != node.devices - used[n]) {
+      if (used[n] > node.devices || node.free_devices != node.devices - used[n] ||
+          cpus[n] > node.cpus || node.free_cpus != node.cpus - cpus[n] ||
+          memory[n] > node.memory_mb || node.free_memory_mb != node.memory_mb - memory[n]) {
         return Fail(now, "internal: node " + node.name + " accounting broken (" +
-                             std::to_string(used[n]) + " used of " +
-                             std::to_string(node.devices) + ")");
+                             std::to_string(used[n]) + " of " + std::to_string(node.devices) +
+                             " devices, " + std::to_string(cpus[n]) + " of " +
+                             std::to_string(node.cpus) + " CPUs, " + std::to_string(memory[n]) +
+                             " of " + std::to_string(node.memory_mb) + " MiB used)");
       }
+      result_.max_used_cpus_per_node_share =
+          std::max(result_.max_used_cpus_per_node_share,
+                   node.cpus > 0 ? static_cast<double>(cpus[n]) / node.cpus : 0.0);
     }
     result_.max_used_devices = std::max(result_.max_used_devices, total);
     return true;
@@ -399,6 +363,20 @@ class Replay {
     if (result_.makespan_s > 0 && result_.total_devices > 0) {
       result_.gpu_utilization = device_seconds / (result_.total_devices * result_.makespan_s);
     }
+    double window = last_submit_ - first_submit_;
+    if (window > 0 && result_.total_devices > 0) {
+      result_.gpu_utilization_submission =
+          window_device_seconds_ / (result_.total_devices * window);
+    }
+    if (result_.queued_s > 0 && result_.total_devices > 0) {
+      result_.gpu_utilization_queued =
+          queued_device_seconds_ / (result_.total_devices * result_.queued_s);
+    }
+    long cpus = 0;
+    for (const auto& node : cluster_.nodes) cpus += node.cpus;
+    if (result_.makespan_s > 0 && cpus > 0) {
+      result_.cpu_utilization = cpu_seconds_ / (static_cast<double>(cpus) * result_.makespan_s);
+    }
   }
 
   ClusterState cluster_;  // the simulator's own copy: free counts change as jobs run
@@ -410,30 +388,14 @@ class Replay {
   std::map<std::string, size_t> index_;
   std::vector<size_t> pending_;  // arrival order
   std::vector<size_t> running_;
+  double queued_device_seconds_ = 0.0;  // device-seconds held while some job waited
+  double window_device_seconds_ = 0.0;  // ... between the first and the last submission
+  double first_submit_ = 0.0;
+  double last_submit_ = 0.0;
+  double cpu_seconds_ = 0.0;
 };
 
 }  // namespace
-
-double UnitHash(const std::string& job_id, std::uint64_t salt) {
-  SimOptions options;
-  options.seed = salt;
-  options.min_comm_ratio = 0.0;
-  options.max_comm_ratio = 1.0;
-  return CommRatioFor(job_id, options);
-}
-
-double CommRatioFor(const std::string& job_id, const SimOptions& options) {
-  std::uint64_t hash = 1469598103934665603ULL ^ (options.seed * 0x9E3779B97F4A7C15ULL);
-  for (unsigned char c : job_id) {
-    hash ^= c;
-    hash *= 1099511628211ULL;
-  }
-  hash ^= hash >> 33;  // finalizer so nearby ids spread over [0,1)
-  hash *= 0xff51afd7ed558ccdULL;
-  hash ^= hash >> 33;
-  double unit = static_cast<double>(hash >> 11) / static_cast<double>(1ULL << 53);
-  return options.min_comm_ratio + unit * (options.max_comm_ratio - options.min_comm_ratio);
-}
 
 SimResult Simulate(const ClusterState& cluster, const std::vector<TraceJob>& trace,
                    const policy::Policy& policy, const SimOptions& options) {

@@ -1,4 +1,4 @@
-// PickDevices: the bucketed fast path (no CPU/memory needs) must pick what the node scan picks.
+// PickDevices: the bucketed path must pick what the node scan picks when CPUs/memory never bind.
 #include "scheduler/policy/placement.h"
 
 #include <gtest/gtest.h>
@@ -32,7 +32,7 @@ TEST(PickDevices, BucketsAgreeWithTheNodeScan) {
     for (const char* type : {"gpu", "a100"}) {
       int count = 1 + static_cast<int>(rng() % 12);
       EXPECT_EQ(PickDevices(cluster, ledger, job, type, count),
-                PickDevices(cluster, ledger, scanned, type, count))
+                PickDevicesByScan(cluster, ledger, scanned, type, count))
           << "round " << round << " type " << type << " count " << count;
     }
   }

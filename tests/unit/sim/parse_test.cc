@@ -62,5 +62,33 @@ TEST(ClusterSpec, RejectsMalformedItems) {
             std::string::npos);
 }
 
+// Per-node CPUs and host memory: explicit (cpus=N, mem=SIZE with M/G/T), or 8 CPUs and 64 GiB per
+// device by default, so old specs keep their meaning.
+TEST(ClusterSpec, ParsesCpusAndMemory) {
+  ClusterOrError parsed = ParseClusterSpec("1x8:a100:cpus=64:mem=512G,1x4:mem=1T,1x2:v100:cpus=6");
+  ASSERT_EQ(parsed.error, "");
+  ASSERT_EQ(parsed.cluster.nodes.size(), 3u);
+  EXPECT_EQ(parsed.cluster.nodes[0].cpus, 64);
+  EXPECT_EQ(parsed.cluster.nodes[0].free_cpus, 64);
+  EXPECT_EQ(parsed.cluster.nodes[0].memory_mb, 512 * 1024);
+  EXPECT_EQ(parsed.cluster.nodes[1].device_type, "gpu");
+  EXPECT_EQ(parsed.cluster.nodes[1].cpus, 4 * 8);
+  EXPECT_EQ(parsed.cluster.nodes[1].memory_mb, 1024 * 1024);
+  EXPECT_EQ(parsed.cluster.nodes[2].cpus, 6);
+  EXPECT_EQ(parsed.cluster.nodes[2].free_memory_mb, 2 * 64 * 1024);
+}
+
+TEST(ClusterSpec, RejectsBadCpusAndMemory) {
+  for (const char* bad : {"2x8:cpus=0", "2x8:cpus=x", "2x8:mem=512", "2x8:mem=G", "2x8:mem=5Q",
+                          "2x8:gpus=4", "2x8:cpus=4:cpus=8", "2x8:cpus=8:a100"}) {
+    EXPECT_NE(ParseClusterSpec(bad).error, "") << bad;
+  }
+  EXPECT_EQ(ParseClusterSpec("2x8:mem=512").error,
+            "elastic-sim: --cluster: invalid item \"2x8:mem=512\": invalid mem \"512\": expected "
+            "one size per node with a unit M, G or T, e.g. 512G");
+  EXPECT_NE(ParseClusterSpec("2x8:gpus=4").error.find("unknown key \"gpus\": expected cpus or mem"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace elastic::sim

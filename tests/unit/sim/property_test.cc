@@ -7,26 +7,10 @@
 #include "scheduler/sim/cluster_spec.h"
 #include "scheduler/sim/report.h"
 #include "scheduler/sim/simulator.h"
+#include "tests/unit/sim/random_trace.h"
 
 namespace elastic::sim {
 namespace {
-
-std::vector<TraceJob> RandomTrace(std::uint64_t seed, int jobs) {
-  std::mt19937_64 rng(seed);
-  const int sizes[] = {1, 1, 1, 2, 4, 8};
-  std::vector<TraceJob> trace;
-  std::int64_t submit = 0;
-  for (int i = 0; i < jobs; ++i) {
-    submit += static_cast<std::int64_t>(rng() % 300);
-    TraceJob job;
-    job.id = "j" + std::to_string(i);
-    job.submit_time_s = submit;
-    job.gpus = sizes[rng() % 6];
-    job.duration_s = 10 + static_cast<std::int64_t>(rng() % 3000);
-    trace.push_back(job);
-  }
-  return trace;
-}
 
 struct Case {
   const char* policy;

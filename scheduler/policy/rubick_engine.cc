@@ -1,0 +1,435 @@
+// Mechanics of one Rubick/elastic Decide call (see rubick_engine.h): model views, placement with
+// CPUs and offload memory, the backfill guard, undo and the order decisions apply in.
+#include "scheduler/policy/rubick_engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "scheduler/policy/rubick_policy.h"
+
+namespace elastic::policy::rubick {
+
+Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, double now_s,
+               const PolicyOptions& options, const EngineOptions& engine)
+    : cluster_(cluster), now_(now_s), options_(options), engine_(engine), ledger_(cluster) {
+  for (const std::string& name : TypesByCapability(cluster)) {
+    TypeInfo info{name, 1.0, 1, 0, 0};
+    for (const NodeState& node : cluster.nodes) {
+      if (node.device_type != name) continue;
+      info.capability = node.capability;
+      info.per_node = std::max(info.per_node, node.devices);
+      info.total += node.devices;
+      int share = node.devices > 0 ? node.cpus / node.devices : 0;
+      if (info.cpus_per_device == 0 || share < info.cpus_per_device) info.cpus_per_device = share;
+    }
+    free_[name] = ledger_.FreeDevicesOfType(name);
+    types_.push_back(info);
+  }
+  for (const JobState& job : jobs) {
+    Work w;
+    w.s = job;
+    w.original = job;
+    w.was_running = job.running();
+    if (w.was_running) w.type = MainType(job.allocation);
+    w.cpu_adaptive = engine_.cpus && job.profile.cpu_need > 0.0 &&
+                     job.max_cpus_per_device > job.min_cpus_per_device;
+    w.work = RemainingWork(w);
+    index_[job.id] = work_.size();
+    work_.push_back(std::move(w));
+  }
+  held_.assign(work_.size(), 0);
+}
+
+PolicyOutput Engine::Run() {
+  AssignProtection();
+  if (engine_.backfill_aware) RigidFirst();
+  Privileged();
+  BySlope();
+  Consolidate();
+  PolicyOutput output;
+  if (head_) output.reservations.push_back(head_->reservation);
+  std::vector<size_t> changed;
+  for (size_t i = 0; i < work_.size(); ++i) {
+    if (Changed(work_[i])) changed.push_back(i);
+  }
+  for (size_t i : ApplicableOrder(changed)) {
+    const Work& w = work_[i];
+    output.decisions.push_back({w.started ? DecisionKind::kStart : DecisionKind::kResize, w.s.id,
+                                w.s.allocation, w.reason, w.s.cpus_per_device,
+                                w.s.offload_mb_per_device});
+  }
+  return output;
+}
+
+bool Engine::Changed(const Work& w) const {
+  if (w.started) return true;
+  return w.was_running &&
+         (w.s.allocation != w.original.allocation ||
+          w.s.cpus_per_device != w.original.cpus_per_device ||
+          w.s.offload_mb_per_device != w.original.offload_mb_per_device);
+}
+
+// Decisions are applied one by one, so a job growing into devices (or CPUs, memory) another job
+// gives back must come after it: repeatedly emit the first change whose per-node growth fits
+// what is free. Re-placed jobs can form cycles (a takes b's old node while b takes a's); what
+// never fits is dropped, leaving those jobs where they are, which is always valid.
+std::vector<size_t> Engine::ApplicableOrder(std::vector<size_t> changed) const {
+  struct Amounts {
+    long devices = 0, cpus = 0;
+    std::int64_t memory_mb = 0;
+  };
+  std::vector<Amounts> free;
+  for (const NodeState& node : cluster_.nodes) {
+    free.push_back({node.free_devices, node.free_cpus, node.free_memory_mb});
+  }
+  auto delta = [this](const Work& w) {
+    std::map<int, Amounts> change;
+    for (const Slice& slice : w.s.allocation) {
+      Amounts& a = change[slice.node];
+      a.devices += slice.devices;
+      a.cpus += static_cast<long>(slice.devices) * w.s.cpus_per_device;
+      a.memory_mb += slice.devices * w.s.HostMemoryPerDevice();
+    }
+    for (const Slice& slice : w.original.allocation) {
+      Amounts& a = change[slice.node];
+      a.devices -= slice.devices;
+      a.cpus -= static_cast<long>(slice.devices) * w.original.cpus_per_device;
+      a.memory_mb -= slice.devices * w.original.HostMemoryPerDevice();
+    }
+    return change;
+  };
+  std::vector<size_t> order;
+  while (!changed.empty()) {
+    std::optional<size_t> fitting;
+    for (size_t k = 0; k < changed.size() && !fitting; ++k) {
+      bool fits = true;
+      for (const auto& [node, a] : delta(work_[changed[k]])) {
+        fits &= a.devices <= free[node].devices && a.cpus <= free[node].cpus &&
+                a.memory_mb <= free[node].memory_mb;
+      }
+      if (fits) fitting = k;
+    }
+    if (!fitting) break;
+    size_t pick = *fitting;
+    for (const auto& [node, a] : delta(work_[changed[pick]])) {
+      free[node].devices -= a.devices;
+      free[node].cpus -= a.cpus;
+      free[node].memory_mb -= a.memory_mb;
+    }
+    order.push_back(changed[pick]);
+    changed.erase(changed.begin() + static_cast<long>(pick));
+  }
+  return order;
+}
+
+// ---- model views ------------------------------------------------------------------------------
+
+const TypeInfo& Engine::Type(const std::string& name) const { return types_[TypeIndex(name)]; }
+
+size_t Engine::TypeIndex(const std::string& name) const {
+  for (size_t t = 0; t < types_.size(); ++t) {
+    if (types_[t].name == name) return t;
+  }
+  return 0;
+}
+
+// CPUs per device that keep `type`'s devices fed (model::FedShape), within the job's range.
+int Engine::IdealCpus(const Work& w, const TypeInfo& type) const {
+  if (!w.cpu_adaptive) return w.s.cpus_per_device;
+  int ideal = static_cast<int>(std::ceil(w.s.profile.cpu_need * type.capability - 1e-9));
+  return std::clamp(ideal, w.s.min_cpus_per_device, w.s.max_cpus_per_device);
+}
+
+// Speed on `devices` packed devices of `type` with the CPUs the job would ask for there (the
+// slopes of Algorithm 1; host memory is not limited here, the placement checks it).
+double Engine::CompactSpeed(const Work& w, const TypeInfo& type, int devices) const {
+  if (devices <= 0) return 0.0;
+  model::Shape shape{{{type.capability, devices}}, (devices + type.per_node - 1) / type.per_node};
+  shape.cpus_per_device = IdealCpus(w, type);
+  return model::Speedup(w.s.profile, shape, cluster_.environment);
+}
+
+double Engine::Speed(const JobState& job, const Allocation& allocation) const {
+  return model::Speedup(job.profile, ShapeOf(cluster_, allocation, job), cluster_.environment);
+}
+
+double Engine::Speed(const Work& w, const Allocation& allocation) const {
+  return Speed(w.s, allocation);
+}
+
+double Engine::RemainingWork(const Work& w) const {
+  if (w.s.remaining_work > 0.0) return w.s.remaining_work;
+  if (w.was_running && w.s.expected_end_s != kNever) {
+    return std::max(0.0, w.s.expected_end_s - now_) * Speed(w, w.s.allocation);
+  }
+  return w.s.expected_runtime_s * model::CompactSpeedup(w.s.profile, w.s.requested_devices,
+                                                        options_.reference_devices_per_node,
+                                                        cluster_.environment);
+}
+
+// The job's minimum on `type`: minRes for a protected guaranteed job, else min_devices; rigid
+// jobs never change size.
+int Engine::Floor(const Work& w, const TypeInfo& type) const {
+  if (!w.s.elastic) return w.s.requested_devices;
+  int floor = w.s.min_devices;
+  if (w.protected_sla) {
+    floor = std::max(floor, MinResDevices(w.s, type.capability, type.per_node, options_,
+                                          cluster_.environment));
+  }
+  return std::min(floor, w.s.max_devices);
+}
+
+// Rubick §5.3: (T - N*delta)/T >= threshold, counting the resize being considered.
+bool Engine::PenaltyAllows(const Work& w) const {
+  double elapsed = now_ - w.s.started_s;
+  if (!(elapsed > 0.0)) return false;
+  double n = static_cast<double>(w.s.resizes + 1);
+  return (elapsed - n * options_.resize_cost_s) / elapsed >= options_.reconfigure_threshold;
+}
+
+// Jobs started in this round, or already resized in it, change size at no further cost.
+bool Engine::MayResize(const Work& w) const {
+  return !w.was_running || w.touched || PenaltyAllows(w);
+}
+
+// When the job would release `allocation` with w.s's CPUs (the simulator's own formula when it
+// supplies work).
+double Engine::EndEstimate(const Work& w, const Allocation& allocation) const {
+  if (allocation.empty()) return now_;
+  if (w.was_running && allocation == w.original.allocation &&
+      w.s.cpus_per_device == w.original.cpus_per_device) {
+    return w.s.expected_end_s;
+  }
+  double speed = Speed(w, allocation);
+  if (speed <= 0.0) return kNever;
+  return now_ + (w.was_running ? options_.resize_cost_s : 0.0) + w.work / speed;
+}
+
+// ---- placement --------------------------------------------------------------------------------
+
+Fit Engine::Current(const Work& w) const {
+  return {w.s.allocation, w.s.cpus_per_device, w.s.offload_mb_per_device,
+          Speed(w, w.s.allocation)};
+}
+
+// (CPUs, offload MiB) per device to try for `count` devices of `type`, fewest resources first so
+// that ties in speed keep resources free. CPUs (Rubick §5, a second dimension): just enough to
+// feed the devices, the node type's even share, or one (also for guaranteed jobs: the SLA
+// covers devices, CPUs come as nodes have them); offload memory only where the best plan
+// with unlimited host memory is ZeRO-Offload (the estimator's host_total over the devices).
+std::vector<std::pair<int, std::int64_t>> Engine::ResourceChoices(const Work& w,
+                                                                  const TypeInfo& type,
+                                                                  int count) const {
+  std::vector<int> cpus{w.s.cpus_per_device};
+  if (w.cpu_adaptive) {
+    int ideal = IdealCpus(w, type);
+    int share = std::clamp(type.cpus_per_device, w.s.min_cpus_per_device, ideal);
+    cpus = {w.s.min_cpus_per_device, share, ideal};
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  }
+  std::vector<std::int64_t> offload{w.s.offload_mb_per_device};
+  const model::JobProfile& profile = w.s.profile;
+  if (profile.plan == model::Plan::kAuto && profile.offload_host_mb > 0.0 && count > 0) {
+    model::Shape shape{{{type.capability, count}}, (count + type.per_node - 1) / type.per_node};
+    shape.cpus_per_device = cpus.back();
+    offload = {0};
+    if (model::BestPlan(profile, shape, cluster_.environment) == model::Plan::kOffload) {
+      offload.push_back(static_cast<std::int64_t>(std::ceil(profile.offload_host_mb / count)));
+    }
+  }
+  std::vector<std::pair<int, std::int64_t>> choices;
+  for (int c : cpus) {
+    for (std::int64_t mb : offload) choices.emplace_back(c, mb);
+  }
+  return choices;
+}
+
+// A fresh placement of `count` devices of `type` for w, as if it gave its own back first (all of
+// them, also those of other types: a job spread over types may come back to one), with the
+// fastest of its resource choices (fewest resources on ties). A running job is restarted by any
+// resize (checkpoint-resume, §5.3), so moving it costs nothing more than resizing it.
+std::optional<Fit> Engine::Replace(const Work& w, const std::string& type, int count) {
+  ledger_.Give(w.s.allocation, w.s);
+  std::optional<Fit> best;
+  for (const auto& [cpus, offload] : ResourceChoices(w, Type(type), count)) {
+    JobState fresh = w.s;
+    fresh.allocation.clear();
+    fresh.cpus_per_device = cpus;
+    fresh.offload_mb_per_device = offload;
+    std::optional<Allocation> whole = PickDevices(cluster_, ledger_, fresh, type, count);
+    if (!whole) continue;
+    double speed = Speed(fresh, *whole);
+    if (!best || speed > best->speed + kEpsilon) best = Fit{*whole, cpus, offload, speed};
+  }
+  ledger_.Take(w.s.allocation, w.s);
+  return best;
+}
+
+// The job's whole allocation after `devices` more of `type`, placed by the model (Rubick §5.2:
+// the curves see the inter-node bandwidth, so a job spread over nodes is slower): grown in place
+// with its CPUs, or re-placed from scratch with any of its resource choices, whichever is faster
+// (in place on ties). A growth that would not make a running job faster is refused.
+std::optional<Fit> Engine::PlaceGrowth(const Work& w, const std::string& type, int devices) {
+  if (!w.running()) return Replace(w, type, devices);
+  std::optional<Fit> best;
+  if (std::optional<Allocation> delta = PickDevices(cluster_, ledger_, w.s, type, devices)) {
+    Allocation grown = Merge(w.s.allocation, *delta);
+    best = Fit{grown, w.s.cpus_per_device, w.s.offload_mb_per_device, Speed(w, grown)};
+  }
+  std::optional<Fit> moved = Replace(w, type, DeviceCount(w.s.allocation) + devices);
+  if (moved && (!best || moved->speed > best->speed + kEpsilon)) best = moved;
+  if (!best || best->speed <= Speed(w, w.s.allocation) + kEpsilon) return std::nullopt;
+  return best;
+}
+
+// ---- backfill-awareness guard (elastic only) -------------------------------------------------
+
+int Engine::HeldAtReservation(const Work& w, const Allocation& allocation) const {
+  if (!head_ || allocation.empty()) return 0;
+  if (EndEstimate(w, allocation) <= head_->reservation.start_s + kEpsilon) return 0;
+  int devices = 0;
+  for (const Slice& slice : allocation) {
+    if (cluster_.nodes[slice.node].device_type == head_->reservation.device_type) {
+      devices += slice.devices;
+    }
+  }
+  return devices;
+}
+
+void Engine::ActivateGuard(size_t head_job) {
+  head_job_ = head_job;
+  int need = work_[head_job].s.requested_devices;
+  slack_ = Type(head_->reservation.device_type).total - need;
+  for (size_t i = 0; i < work_.size(); ++i) {
+    held_[i] = HeldAtReservation(work_[i], work_[i].s.allocation);
+    slack_ -= held_[i];
+  }
+}
+
+// ---- ledger and undo --------------------------------------------------------------------------
+
+void Engine::Move(const JobState& from, const JobState& to) {
+  ledger_.Give(from.allocation, from);
+  ledger_.Take(to.allocation, to);
+  for (const Slice& slice : from.allocation) {
+    free_[cluster_.nodes[slice.node].device_type] += slice.devices;
+  }
+  for (const Slice& slice : to.allocation) {
+    free_[cluster_.nodes[slice.node].device_type] -= slice.devices;
+  }
+}
+
+// Gives job i these resources if the guard allows it; logs the old state for rollback.
+bool Engine::SetFit(size_t i, const Fit& next, std::vector<Undo>& undo) {
+  Work& w = work_[i];
+  JobState after = w.s;
+  after.allocation = next.allocation;
+  after.cpus_per_device = next.cpus_per_device;
+  after.offload_mb_per_device = next.offload_mb_per_device;
+  Work probe = w;
+  probe.s = after;
+  int held = HeldAtReservation(probe, next.allocation);
+  bool is_head = head_ && i == head_job_;
+  if (head_ && !is_head && held - held_[i] > slack_) return false;
+  undo.push_back({i, w.s.allocation, w.s.cpus_per_device, w.s.offload_mb_per_device, w.touched,
+                  held_[i]});
+  Move(w.s, after);
+  w.s = std::move(after);
+  if (w.was_running) w.touched = true;
+  if (w.running()) w.type = MainType(w.s.allocation);
+  if (head_ && !is_head) {
+    slack_ -= held - held_[i];
+    held_[i] = held;
+  }
+  if (is_head) head_.reset();  // the head starts now: nothing left to protect this round
+  return true;
+}
+
+void Engine::Rollback(std::vector<Undo>& undo) {
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+    Work& w = work_[it->job];
+    JobState before = w.s;
+    before.allocation = it->allocation;
+    before.cpus_per_device = it->cpus_per_device;
+    before.offload_mb_per_device = it->offload_mb_per_device;
+    Move(w.s, before);
+    w.s = std::move(before);
+    w.touched = it->touched;
+    if (w.running()) w.type = MainType(w.s.allocation);
+    if (head_) {
+      slack_ += held_[it->job] - it->held;
+      held_[it->job] = it->held;
+    }
+  }
+  undo.clear();
+}
+
+// The device type holding most of the allocation's devices (the fastest on ties): the type a
+// job spread over several is ranked, shrunk and re-placed on.
+std::string Engine::MainType(const Allocation& allocation) const {
+  std::map<std::string, int> per_type;
+  for (const Slice& slice : allocation) {
+    per_type[cluster_.nodes[slice.node].device_type] += slice.devices;
+  }
+  std::string main;
+  int most = 0;
+  for (const TypeInfo& type : types_) {  // fastest first
+    auto it = per_type.find(type.name);
+    if (it != per_type.end() && it->second > most) {
+      main = type.name;
+      most = it->second;
+    }
+  }
+  return main;
+}
+
+// One device of `type` fewer: taken from the job's smallest slice of that type (later node on
+// ties).
+Allocation Engine::WithoutOne(const Allocation& allocation, const ClusterState& cluster,
+                              const std::string& type) {
+  Allocation next = allocation;
+  std::optional<size_t> pick;
+  for (size_t k = 0; k < next.size(); ++k) {
+    if (cluster.nodes[next[k].node].device_type != type) continue;
+    if (!pick || next[k].devices <= next[*pick].devices) pick = k;
+  }
+  if (!pick) return next;
+  if (--next[*pick].devices == 0) next.erase(next.begin() + static_cast<long>(*pick));
+  return next;
+}
+
+void Engine::Note(size_t i, const std::string& text) {
+  Work& w = work_[i];
+  if (w.reason.empty()) {
+    w.reason = engine_.backfill_aware ? "elastic:" : "rubick:";
+  } else if (w.reason.size() > 400) {
+    return;  // long growth chains: the first steps say why
+  }
+  w.reason += " " + text + ";";
+}
+
+std::vector<size_t> Engine::Sizes() const {
+  std::vector<size_t> sizes;
+  sizes.reserve(work_.size());
+  for (const Work& w : work_) sizes.push_back(static_cast<size_t>(DeviceCount(w.s.allocation)));
+  return sizes;
+}
+
+long Engine::TotalDevices() const {
+  long total = 0;
+  for (const TypeInfo& type : types_) total += type.total;
+  return total;
+}
+
+// Pending jobs (as they were when Decide was called) in queue order, as indices.
+std::vector<size_t> Engine::Queue() const {
+  std::vector<JobState> jobs;
+  jobs.reserve(work_.size());
+  for (const Work& w : work_) jobs.push_back(w.original);
+  std::vector<size_t> queue;
+  for (const JobState* job : QueueOrder(jobs)) queue.push_back(index_.at(job->id));
+  return queue;
+}
+
+}  // namespace elastic::policy::rubick

@@ -1,0 +1,158 @@
+// Internal to rubick_policy.cc: the working state of one RubickPolicy::Decide call.
+//
+// Two halves along one seam: rubick_engine.cc holds the mechanics (model views, the ledger of
+// devices/CPUs/memory, placement with CPU and offload-memory choice, the backfill guard, undo, and
+// the order decisions are applied in); rubick_policy.cc holds Algorithm 1's phases (protection,
+// privileged jobs, rigid-first, SortBySlope growth, consolidation) written against them.
+// Not thread-safe; one Engine per Decide call, borrowing its arguments.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler/policy/placement.h"
+#include "scheduler/policy/policy.h"
+#include "scheduler/policy/reservation.h"
+
+namespace elastic::policy::rubick {
+
+inline constexpr double kEpsilon = 1e-9;
+
+struct TypeInfo {
+  std::string name;
+  double capability = 1.0;
+  int per_node = 1;  // largest node of the type
+  int total = 0;
+  int cpus_per_device = 0;  // fewest CPUs per device on a node of the type
+};
+
+struct Work {
+  JobState s;
+  JobState original;           // as Decide received it
+  bool was_running = false;
+  bool started = false;        // started in this round
+  bool touched = false;        // resized in this round (one resize however many steps)
+  bool protected_sla = false;  // guaranteed and within its tenant's quota
+  bool cpu_adaptive = false;   // the policy chooses its CPUs per device
+  std::string type;            // device type it mainly runs on ("" while pending)
+  double work = 0.0;           // reference-GPU-seconds left
+  int version = 0;
+  std::string reason;
+  bool running() const { return !s.allocation.empty(); }
+};
+
+// A job's resources on some devices: the allocation, CPUs and offload memory per device, and the
+// model's speed with them.
+struct Fit {
+  Allocation allocation;
+  int cpus_per_device = 0;
+  std::int64_t offload_mb_per_device = 0;
+  double speed = 0.0;
+};
+
+// Undo record for a tentative change that may have to be rolled back.
+struct Undo {
+  size_t job;
+  Allocation allocation;
+  int cpus_per_device;
+  std::int64_t offload_mb_per_device;
+  bool touched;
+  int held;
+};
+
+struct EngineOptions {
+  bool backfill_aware = false;  // elastic: rigid-first, the head's reservation guard
+  bool cpus = false;            // Policy::SchedulesCpus
+  bool hetero = false;          // elastic: grow a job onto other device types (EasyScale Eq. 1)
+  bool rank_by_work = false;    // elastic: Smith's rule (slope / remaining work)
+};
+
+class Engine {
+ public:
+  Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, double now_s,
+         const PolicyOptions& options, const EngineOptions& engine);
+  PolicyOutput Run();
+
+ private:
+  // ---- Algorithm 1's phases (rubick_policy.cc) ---------------------------------------------
+  void AssignProtection();
+  void Privileged();
+  void RigidFirst();
+  void BySlope();
+  void Consolidate();
+  bool StartAtFloor(size_t i, bool below_minimum, const char* why);
+  bool Acquire(size_t i, const TypeInfo& type, int devices, double slope, bool below_minimum,
+               const char* why);
+  struct Growth {  // phase 2 heap entry: job wants `devices` more of `type` at `slope`
+    double slope = 0.0;
+    int devices = 0;
+    size_t job = 0;
+    int version = 0;
+    size_t type = 0;  // index into types_
+  };
+  std::optional<Growth> BestGrowth(size_t i) const;
+  void AddOtherTypes(const Work& w, size_t i, std::optional<Growth>& best) const;
+  std::optional<size_t> LowestSlopeOverMin(const std::string& type, size_t grower,
+                                           const std::vector<size_t>& refused) const;
+  double Rank(const Work& w, double slope) const;
+  double ShrinkSlope(const Work& w) const;
+  double StarvationThreshold(const Work& w) const;
+
+  // ---- model views (rubick_engine.cc) ------------------------------------------------------
+  const TypeInfo& Type(const std::string& name) const;
+  size_t TypeIndex(const std::string& name) const;
+  int IdealCpus(const Work& w, const TypeInfo& type) const;
+  double CompactSpeed(const Work& w, const TypeInfo& type, int devices) const;
+  double Speed(const Work& w, const Allocation& allocation) const;
+  double Speed(const JobState& job, const Allocation& allocation) const;
+  double RemainingWork(const Work& w) const;
+  int Floor(const Work& w, const TypeInfo& type) const;
+  int Floor(const Work& w) const { return Floor(w, Type(w.type)); }
+  bool PenaltyAllows(const Work& w) const;
+  bool MayResize(const Work& w) const;
+  double EndEstimate(const Work& w, const Allocation& allocation) const;
+
+  // ---- placement -----------------------------------------------------------------------------
+  std::optional<Fit> PlaceGrowth(const Work& w, const std::string& type, int devices);
+  std::optional<Fit> Replace(const Work& w, const std::string& type, int count);
+  std::vector<std::pair<int, std::int64_t>> ResourceChoices(const Work& w, const TypeInfo& type,
+                                                            int count) const;
+  Fit Current(const Work& w) const;
+
+  // ---- ledger, guard, undo -------------------------------------------------------------------
+  int HeldAtReservation(const Work& w, const Allocation& allocation) const;
+  void ActivateGuard(size_t head_job);
+  void Move(const JobState& from, const JobState& to);
+  bool SetFit(size_t i, const Fit& next, std::vector<Undo>& undo);
+  void Rollback(std::vector<Undo>& undo);
+  static Allocation WithoutOne(const Allocation& allocation, const ClusterState& cluster,
+                               const std::string& type);
+  std::string MainType(const Allocation& allocation) const;
+  std::vector<size_t> ApplicableOrder(std::vector<size_t> changed) const;
+  bool Changed(const Work& w) const;
+  void Note(size_t i, const std::string& text);
+
+  std::vector<size_t> Sizes() const;
+  long TotalDevices() const;
+  std::vector<size_t> Queue() const;
+
+  const ClusterState& cluster_;
+  double now_;
+  const PolicyOptions& options_;
+  EngineOptions engine_;
+  FreeLedger ledger_;
+  std::map<std::string, int> free_;  // free devices per type, kept in step with ledger_
+  std::vector<TypeInfo> types_;      // fastest first
+  std::vector<Work> work_;
+  std::map<std::string, size_t> index_;
+  std::map<std::string, int> quota_left_;
+  std::optional<HeadReservation> head_;  // elastic: the rigid head's reservation
+  size_t head_job_ = 0;
+  int slack_ = 0;          // devices of the head's type free at its start beyond what it needs
+  std::vector<int> held_;  // per job: devices of that type it still holds at the reservation
+};
+
+}  // namespace elastic::policy::rubick
