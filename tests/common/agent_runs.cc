@@ -13,6 +13,21 @@ namespace fs = std::filesystem;
 
 std::string AgentPath() { return ELASTIC_BINARY_DIR "/agent/elastic-agent"; }
 
+std::string WriteFmnistJobConfig(const TempDir& dir, const std::string& name, int ests, int seed,
+                                 int steps, const std::string& extra_train,
+                                 const std::string& extra_checkpoint) {
+  return dir.Write(name + ".toml",
+                   "[model]\nname = \"fmnist_cnn\"\n"
+                   "[data]\npath = \"/usr/share/datasets/fashion-mnist\"\n"
+                   "[train]\nests = " + std::to_string(ests) +
+                       "\nglobal_batch = 64\nlr = 0.05\nmomentum = 0.9\nseed = " +
+                       std::to_string(seed) + "\nsteps = " + std::to_string(steps) +
+                       "\nthreads = 1\nlog_every = 500\n" + extra_train +
+                       "[checkpoint]\ndir = \"" + (dir.path() / name).string() + "\"\n" +
+                       extra_checkpoint)
+      .string();
+}
+
 std::string MpirunAgentCommand(int ranks, const fs::path& config, const std::string& extra,
                                int timeout_s) {
   std::string command = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";

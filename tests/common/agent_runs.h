@@ -7,11 +7,20 @@
 #include <string>
 
 #include "tests/common/run_command.h"
+#include "tests/common/temp_dir.h"
 
 namespace elastic::testing {
 
 // The built elastic-agent binary.
 std::string AgentPath();
+
+// Writes `dir`/NAME.toml: the Fashion-MNIST CNN with E = `ests`, a global batch of 64 (lr 0.05,
+// momentum 0.9, one intra-op thread, a progress line every 500 steps), `seed` and `steps`, more
+// [train] lines in `extra_train`, checkpoints in `dir`/NAME plus `extra_checkpoint` lines.
+// Returns the file's path. Two configs that differ only in NAME train to the same parameters.
+std::string WriteFmnistJobConfig(const TempDir& dir, const std::string& name, int ests, int seed,
+                                 int steps, const std::string& extra_train = "",
+                                 const std::string& extra_checkpoint = "");
 
 // `mpirun --oversubscribe -np ranks elastic-agent train --config F<extra>`, allowed as root;
 // with `timeout_s` > 0 wrapped in timeout(1) so a hung run ends with status 124.

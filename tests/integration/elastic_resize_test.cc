@@ -24,13 +24,7 @@ class ElasticResize : public ElasticdClusterSuite {
 };
 
 std::string Config(const TempDir& dir, const std::string& ckpt) {
-  return dir.Write(ckpt + ".toml",
-                   "[model]\nname = \"fmnist_cnn\"\n"
-                   "[data]\npath = \"/usr/share/datasets/fashion-mnist\"\n"
-                   "[train]\nests = 8\nglobal_batch = 64\nlr = 0.05\nmomentum = 0.9\n"
-                   "seed = 5\nsteps = 3000\nthreads = 1\nlog_every = 500\n"
-                   "[checkpoint]\ndir = \"" + (dir.path() / ckpt).string() + "\"\n")
-      .string();
+  return WriteFmnistJobConfig(dir, ckpt, /*ests=*/8, /*seed=*/5, /*steps=*/3000);
 }
 
 TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) {

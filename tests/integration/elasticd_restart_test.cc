@@ -27,13 +27,7 @@ class ElasticdRestart : public ElasticdClusterSuite {
   }
 
   std::string Config(const std::string& ckpt) {
-    return dir_.Write(ckpt + ".toml",
-                      "[model]\nname = \"fmnist_cnn\"\n"
-                      "[data]\npath = \"/usr/share/datasets/fashion-mnist\"\n"
-                      "[train]\nests = 8\nglobal_batch = 64\nlr = 0.05\nmomentum = 0.9\n"
-                      "seed = 13\nsteps = 3000\nthreads = 1\nlog_every = 500\n"
-                      "[checkpoint]\ndir = \"" + (dir_.path() / ckpt).string() + "\"\n")
-        .string();
+    return WriteFmnistJobConfig(dir_, ckpt, /*ests=*/8, /*seed=*/13, /*steps=*/3000);
   }
 
   std::string Output() const { return RunCommand("cat " + ShellQuote(out_)).output; }

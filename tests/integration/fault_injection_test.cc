@@ -17,14 +17,8 @@ namespace {
 // `extra_train`: more [train] lines (settings that change no result bit).
 std::string Config(const TempDir& dir, const std::string& ckpt,
                    const std::string& extra_train = "") {
-  return dir.Write(ckpt + ".toml",
-                   "[model]\nname = \"fmnist_cnn\"\n"
-                   "[data]\npath = \"/usr/share/datasets/fashion-mnist\"\n"
-                   "[train]\nests = 4\nglobal_batch = 64\nlr = 0.05\nmomentum = 0.9\n"
-                   "seed = 9\nsteps = 1500\nthreads = 1\nlog_every = 500\n" + extra_train +
-                   "[checkpoint]\ndir = \"" + (dir.path() / ckpt).string() + "\"\n"
-                   "every_steps = 150\n")
-      .string();
+  return WriteFmnistJobConfig(dir, ckpt, /*ests=*/4, /*seed=*/9, /*steps=*/1500, extra_train,
+                              "every_steps = 150\n");
 }
 
 class FaultInjection : public ClusterSuite {
