@@ -71,6 +71,8 @@ double EstStepSeconds(const JobConfig& config, const Dataset& data, int steps) {
 // kGlobalBatch samples in `micro_batches` sequential slices, gradients accumulated, one step.
 double PlainStepSeconds(const JobConfig& config, const Dataset& data, int steps,
                         std::int64_t micro_batches) {
+  // The trainer's process-wide settings, glibc's malloc thresholds included: which side of a
+  // row page-faults its activations back in must not decide the ratio.
   ConfigureTorchRuntime(config);
   torch::manual_seed(1);
   std::shared_ptr<Model> model = MakeModel(config.model.name);

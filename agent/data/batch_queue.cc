@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "agent/common/errors.h"
 
 namespace elastic::agent {
@@ -26,6 +28,7 @@ BatchQueue::BatchQueue(Dataset data, SampleOrder order, std::uint64_t job_seed,
       est_batch_(est_batch),
       hosted_(hosted),
       options_(options),
+      wake_at_(std::max<std::int64_t>(1, (options.prefetch + 1) / 2)),
       cursor_est_(hosted.begin) {
   for (const EstLoaderState& state : StatesAtStep(job_seed, hosted, 0)) {
     ests_.push_back(HostedEst{EstDataStream(state.stream), {}});
@@ -81,7 +84,19 @@ void BatchQueue::Dispatch() {
     cursor_est_ = hosted_.begin;
     ++cursor_step_;
   }
-  work_.notify_one();
+  ++unstarted_;  // Next wakes the loaders when this reaches wake_at_ (the header says why)
+}
+
+std::shared_ptr<BatchQueue::Slot> BatchQueue::ClaimUnstarted() {
+  if (unstarted_ == 0) return nullptr;
+  for (const auto& candidate : buffer_) {
+    if (candidate->state == Slot::State::kDispatched) {
+      candidate->state = Slot::State::kPreparing;
+      --unstarted_;
+      return candidate;
+    }
+  }
+  return nullptr;
 }
 
 void BatchQueue::Prepare(Slot& slot) const {
@@ -96,31 +111,27 @@ void BatchQueue::LoaderLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     std::shared_ptr<Slot> slot;
-    work_.wait(lock, [&] {
-      if (stopping_) return true;
-      for (const auto& candidate : buffer_) {
-        if (candidate->state == Slot::State::kDispatched) {
-          slot = candidate;
-          return true;
-        }
-      }
-      return false;
-    });
+    work_.wait(lock, [&] { return stopping_ || (slot = ClaimUnstarted()) != nullptr; });
     if (stopping_) return;
-    slot->state = Slot::State::kPreparing;
     lock.unlock();
     Prepare(*slot);
     lock.lock();
+    // Nobody waits for this: Next either finds it ready or has prepared its own copy.
     slot->state = Slot::State::kReady;
-    ready_.notify_all();
   }
 }
 
 MiniBatch BatchQueue::Next(std::int64_t step, std::int64_t est) {
   std::unique_lock<std::mutex> lock(mutex_);
+  // A busy loader takes the next slot without a wake-up; idle ones are woken when a Dispatch
+  // brings the slots nobody prepares yet to wake_at_.
+  bool wake = false;
   if (!started_) {
     started_ = true;
-    while (static_cast<std::int64_t>(buffer_.size()) < options_.prefetch) Dispatch();
+    while (static_cast<std::int64_t>(buffer_.size()) < options_.prefetch) {
+      Dispatch();
+      wake = wake || unstarted_ == wake_at_;
+    }
   }
   std::shared_ptr<Slot> head = buffer_.front();
   if (head->step != step || head->est != est) {
@@ -128,15 +139,22 @@ MiniBatch BatchQueue::Next(std::int64_t step, std::int64_t est) {
                         std::to_string(est) + " requested, but the queue's next is step " +
                         std::to_string(head->step) + " EST " + std::to_string(head->est));
   }
-  if (head->state == Slot::State::kDispatched && options_.workers == 0) {
-    head->state = Slot::State::kPreparing;
-    Prepare(*head);  // no loader threads: nobody else touches the slot
-    head->state = Slot::State::kReady;
+  const bool ready = head->state == Slot::State::kReady;
+  if (head->state == Slot::State::kDispatched) {
+    head->state = Slot::State::kPreparing;  // ours now: no loader starts it
+    --unstarted_;
   }
-  ready_.wait(lock, [&] { return head->state == Slot::State::kReady; });
   buffer_.pop_front();
   Dispatch();  // keep `prefetch` batches in flight
+  wake = wake || unstarted_ == wake_at_;
   lock.unlock();
+  // After unlocking, so a woken loader does not run only to block on the mutex we hold.
+  if (wake && options_.workers > 0) work_.notify_all();
+  if (!ready) {
+    // A loader may still be preparing the slot; this copy has the same bits and the slot's own
+    // result is dropped. Dispatch fixed indices and seed, so reading them unlocked is safe.
+    return PrepareMiniBatch(data_, head->indices, head->seed, options_.augment);
+  }
   if (head->error) std::rethrow_exception(head->error);
   return std::move(head->batch);
 }

@@ -10,10 +10,17 @@
 // Determinism: what a batch contains is fixed when it is dispatched, in the trainer's thread, in
 // consumption order: its sample indices (SampleOrder: a function of seed, step, EST) and its
 // seed, one draw from its EST's data stream (est_data_stream.h). Loaders only run the pure
-// PrepareMiniBatch on that; the head is handed out only when ready. So neither the number of
-// loaders nor their timing, nor the prefetch depth, nor the placement changes a single bit; and
-// which batches are dispatched when is itself a function of the consumption position, never of
-// thread timing, so a snapshot at a step boundary is deterministic too.
+// PrepareMiniBatch on that. So neither the number of loaders nor their timing, nor the prefetch
+// depth, nor the placement changes a single bit; and which batches are dispatched when is itself
+// a function of the consumption position, never of thread timing, so a snapshot at a step
+// boundary is deterministic too.
+//
+// Next never sleeps on a loader: a head that is not ready yet (no loader got to it, or one is
+// still at it) is prepared by the calling thread, the same pure function on the same inputs. On
+// a busy machine a woken loader can wait milliseconds for a core, and training would wait with
+// it; preparing a batch costs microseconds (est_bench, docs/consistency.md). Loaders are woken
+// once ceil(prefetch / 2) dispatched batches wait for them, not once per batch, so each wake-up
+// prepares several (fewer context switches on the training thread's core).
 //
 // Checkpoints: Snapshot() gives each hosted EST's stream and the batches dispatched but not yet
 // consumed; Restore() on the ESTs a rank hosts after a resume (any W) re-dispatches those
@@ -33,13 +40,13 @@
 #include <thread>
 #include <vector>
 
+#include "agent/common/est_range.h"
 #include "agent/config/job_config.h"
 #include "agent/data/dataset.h"
 #include "agent/data/est_data_stream.h"
 #include "agent/data/loader_state.h"
 #include "agent/data/mini_batch.h"
 #include "agent/data/sample_order.h"
-#include "agent/train/est_placement.h"
 
 namespace elastic::agent {
 
@@ -60,7 +67,7 @@ class BatchQueue {
   BatchQueue(const BatchQueue&) = delete;
   BatchQueue& operator=(const BatchQueue&) = delete;
 
-  // EST `est`'s mini-batch of `step`, waiting for it if a loader is still preparing it.
+  // EST `est`'s mini-batch of `step`: the loaders' copy when it is ready, else prepared here.
   // REQUIRES: called in consumption order.
   MiniBatch Next(std::int64_t step, std::int64_t est);
 
@@ -89,6 +96,7 @@ class BatchQueue {
   void Dispatch();  // REQUIRES: mutex_ held
   void Prepare(Slot& slot) const;
   void LoaderLoop();
+  std::shared_ptr<Slot> ClaimUnstarted();  // REQUIRES: mutex_ held
 
   const Dataset data_;
   SampleOrder order_;
@@ -97,9 +105,10 @@ class BatchQueue {
   const Options options_;
 
   mutable std::mutex mutex_;
-  std::condition_variable work_;              // loaders: a slot was dispatched, or stop
-  std::condition_variable ready_;             // trainer: a slot became ready
+  std::condition_variable work_;              // loaders: slots wait for them, or stop
   std::deque<std::shared_ptr<Slot>> buffer_;  // dispatched, not consumed; consumption order
+  std::int64_t unstarted_ = 0;                // slots in buffer_ nobody is preparing yet
+  const std::int64_t wake_at_;                // unstarted_ count that wakes the loaders
   std::vector<HostedEst> ests_;               // index = EST id - hosted_.begin
   std::int64_t cursor_step_ = 0;              // the next (step, EST) to dispatch
   std::int64_t cursor_est_ = 0;

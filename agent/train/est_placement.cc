@@ -19,8 +19,4 @@ EstRange HostedEsts(std::int64_t ests, int rank, int ranks) {
   return EstRange{ests * rank / ranks, ests * (rank + 1) / ranks};
 }
 
-std::string ToString(const EstRange& range) {
-  return "[" + std::to_string(range.begin) + "," + std::to_string(range.end) + ")";
-}
-
 }  // namespace elastic::agent

@@ -4,22 +4,13 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
+
+#include "agent/common/est_range.h"
 
 namespace elastic::agent {
-
-struct EstRange {
-  std::int64_t begin = 0;  // first hosted EST id
-  std::int64_t end = 0;    // one past the last
-  std::int64_t size() const { return end - begin; }
-  bool operator==(const EstRange&) const = default;
-};
 
 // The ESTs rank `rank` of `ranks` hosts. Throws ConfigError when ranks > ests (every rank must
 // host at least one EST) or the arguments are out of range.
 EstRange HostedEsts(std::int64_t ests, int rank, int ranks);
-
-// "[begin,end)", as logged.
-std::string ToString(const EstRange& range);
 
 }  // namespace elastic::agent

@@ -4,6 +4,8 @@
 #include <ATen/Version.h>
 #include <torch/torch.h>
 
+#include <malloc.h>
+
 #include <cctype>
 #include <cmath>
 #include <mutex>
@@ -74,7 +76,27 @@ std::string CpuKernelIsa() {
   return isa == "no avx" ? "default" : isa;
 }
 
+namespace {
+
+// glibc hands freed memory above its trim threshold back to the kernel and serves blocks above
+// its self-adjusting mmap threshold with fresh mappings. A training step frees and reallocates
+// the same megabyte-sized activations every micro-batch, so depending on where small blocks
+// happened to land in the heap, each step page-faulted tens of MB back in: up to ~12,000 faults
+// and +40 % step time for fmnist_cnn at E = 8, on the EST side or the plain loop's alike
+// (est_bench, docs/consistency.md). Fixed thresholds keep that memory in the process. Timing
+// only: no bit depends on where memory comes from.
+void KeepFreedMemoryMapped() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum; setting it stops the adjustment
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  });
+}
+
+}  // namespace
+
 void ConfigureTorchRuntime(const JobConfig& config) {
+  KeepFreedMemoryMapped();
   const int threads = static_cast<int>(config.train.threads);
   at::set_num_threads(threads);
   // LibTorch allows setting the inter-op pool once per process, before it starts. Eager CPU

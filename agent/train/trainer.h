@@ -46,7 +46,8 @@ class CheckpointReader;
 class CheckpointWriter;
 
 // Applies the process-global LibTorch settings results depend on: intra-op thread count from the
-// config (1 vs 2 threads give different bits), deterministic algorithms only.
+// config (1 vs 2 threads give different bits), deterministic algorithms only; and, for speed
+// only, glibc malloc thresholds that keep freed activations mapped (trainer.cc says why).
 void ConfigureTorchRuntime(const JobConfig& config);
 
 // The CPU kernel ISA LibTorch's own kernels dispatch to in this process: "default", "avx2" or

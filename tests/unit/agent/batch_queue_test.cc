@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "agent/common/errors.h"
+#include "agent/train/est_placement.h"  // HostedEsts: the placements the tests compare
 
 namespace elastic::agent {
 namespace {
@@ -69,6 +70,18 @@ TEST(BatchQueue, WorkersPrefetchAndPlacementChangeNoBatch) {
       SCOPED_TRACE("workers=" + std::to_string(workers) + " prefetch=" + std::to_string(prefetch));
       ExpectSameBatches(RunRanks(1, {workers, prefetch, Augment::kFlip}), reference);
       ExpectSameBatches(RunRanks(3, {workers, prefetch, Augment::kFlip}), reference);
+    }
+  }
+}
+
+// With no work between calls the consumer overtakes the loaders, so Next prepares heads itself,
+// some while a loader is preparing the same batch: still the same batches.
+TEST(BatchQueue, AConsumerFasterThanItsLoadersGetsTheSameBatches) {
+  const Batches reference = RunRanks(1, {0, 1, Augment::kFlip}, 30);
+  for (std::int64_t workers : {1, 2}) {
+    for (std::int64_t prefetch : {2, 3, 16}) {
+      SCOPED_TRACE("workers=" + std::to_string(workers) + " prefetch=" + std::to_string(prefetch));
+      ExpectSameBatches(RunRanks(1, {workers, prefetch, Augment::kFlip}, 30), reference);
     }
   }
 }
