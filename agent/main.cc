@@ -52,6 +52,10 @@ int RunTrain(const TrainArgs& args, std::unique_ptr<Communicator>& world, int* a
   EnvLookup env = ProcessEnv();
   JobConfig config = LoadJobConfig(args.config_path, env);
   PinCpuKernelIsa(config);
+  // Before MPI start-up, which takes seconds on a loaded node: a SIGTERM/SIGUSR2 meanwhile (a
+  // cancel, a resize order) is then recorded and honoured at the first step instead of killing
+  // the rank; and again after it, in case the MPI library installed handlers of its own.
+  InstallCheckpointSignalHandlers();
   world = MakeWorldCommunicator(argc, argv);
   InstallCheckpointSignalHandlers();
   // With MPI the world rank decides who prints and writes; alone, the launcher's variables.

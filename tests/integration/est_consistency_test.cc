@@ -121,7 +121,13 @@ TEST_F(EstConsistency, SigtermToOneRankStopsAllAtOneStepWithAResumableCheckpoint
     rank2 = FindAgentRank(config, 2);
   }
   ASSERT_NE(rank2, 0) << "rank 2 never started";
-  std::this_thread::sleep_for(std::chrono::seconds(2));  // let it train a few steps
+  for (int i = 0; i < 1200; ++i) {  // until it has trained (the first step's marker is out)
+    if (RunCommand("cat " + ShellQuote(log.string())).output.find("first step done") !=
+        std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   ASSERT_EQ(kill(rank2, SIGTERM), 0);
   std::string output;
   for (int i = 0; i < 1200 && output.find("exit=") == std::string::npos; ++i) {
