@@ -1,16 +1,36 @@
 #!/usr/bin/env bash
-# Builds everything with ASan + UBSan into build-sanitize/ (or $BUILD_DIR) and runs the unit
-# suites there; any sanitizer report fails the test. Integration tests stay with the normal
-# build: the cluster tests load the SPANK module into Slurm's uninstrumented daemons, which an
-# ASan-built module cannot run in, and LeakSanitizer reports Open MPI's own allocations at
-# MPI_Finalize in the MPI tests (not yet triaged into a suppression list).
-#   contrib/sanitize.sh [extra ctest arguments]
+# Builds everything (the agent too, when LibTorch is there) with ASan + UBSan into
+# build-sanitize/ (or $BUILD_DIR) and runs the test suites there; any sanitizer report fails the
+# test that caused it (issue 7 item 3):
+#   1. unit suites, leaks checked;
+#   2. integration suites without a cluster (real Open MPI ranks), leaks checked; Open MPI's own
+#      allocations at exit are suppressed by contrib/sanitizer/lsan.supp, nothing of ours;
+#   3. cluster suites (label `cluster`): the ASan-built SPANK module runs inside Slurm's daemons
+#      and clients, which are not instrumented, so the ASan runtime is preloaded into every
+#      process of the test (Slurm, MariaDB and munged included). Memory errors abort whichever
+#      process hits them (the test then fails); leaks are not checked here (Slurm's and MariaDB's
+#      would be reported), they are in 1 and 2.
+#   contrib/sanitize.sh [--no-cluster] [extra ctest arguments]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build-sanitize}
+cluster=1
+if [[ ${1:-} == --no-cluster ]]; then cluster=0; shift; fi
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DELASTIC_SANITIZE=ON >/dev/null
 cmake --build "$build" -j "${JOBS:-$(nproc)}"
-# halt_on_error: the first report fails the test; leaks count (detect_leaks is on by default).
-export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
+
+# halt_on_error/abort_on_error: the first report ends the process with a failure.
+asan=halt_on_error=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-ctest --test-dir "$build" --output-on-failure -L unit "$@"
+export LSAN_OPTIONS=suppressions=$top/contrib/sanitizer/lsan.supp
+ASAN_OPTIONS=$asan:detect_leaks=1 ctest --test-dir "$build" --output-on-failure -L unit "$@"
+# fast_unwind_on_malloc=0: Open MPI is built without frame pointers; the slow unwinder gives leak
+# stacks that name its modules, which is what the suppressions match (too slow for the unit
+# suites: the simulator's property tests then take over 5 minutes).
+ASAN_OPTIONS=$asan:detect_leaks=1:fast_unwind_on_malloc=0 \
+  ctest --test-dir "$build" --output-on-failure -L integration -LE cluster "$@"
+if ((cluster)); then
+  runtime=$(gcc -print-file-name=libasan.so)
+  LD_PRELOAD=$runtime ASAN_OPTIONS=$asan:detect_leaks=0 \
+    ctest --test-dir "$build" --output-on-failure -j 2 -L cluster "$@"
+fi
