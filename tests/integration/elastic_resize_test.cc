@@ -81,7 +81,9 @@ TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) 
   std::cout << "rigid -N 3 job started " << waited << " s after submission\n";
 
   // (f) after the rigid job ends the elastic job grows back onto the same nodes.
-  EXPECT_FALSE(WaitForNodes(job, 4, "1-4", 90).empty()) << AdminComment(job) << "\n" << Log();
+  // (The job's output holds the supervisor's account of a failed grow, salloc's message too.)
+  EXPECT_FALSE(WaitForNodes(job, 4, "1-4", 90).empty())
+      << AdminComment(job) << "\n" << Log() << RunCommand("cat " + ShellQuote(out)).output;
 
   const std::string final_state = cluster().WaitForJob(job, 600);
   const std::string text = RunCommand("cat " + ShellQuote(out)).output;
