@@ -4,12 +4,12 @@
 // accumulating gradients), each with the batches prepared in the training thread
 // (data.workers = 0: the same work as the plain loop, which gathers its batch inline) and by
 // the default loader thread (data.workers = 1, prefetching); (b) peak RSS of a W = 1 trainer
-// for E = 1, 2, 4, 8, 16, each in its own child process, with the growth per EST next to the
+// for E = 1 ... 64, each in its own child processes, with the growth per EST next to the
 // gradient size.
 //
-// Usage: est_bench [--steps N] [--rounds R] [--data DIR]   (defaults: 60 steps, 3 rounds, the
+// Usage: est_bench [--steps N] [--rounds R] [--data DIR]   (defaults: 60 steps, 7 rounds, the
 // Fashion-MNIST package). Each round measures every row once, interleaved; a row prints the
-// median over rounds of the per-round medians and the median of the per-round ratios.
+// median over rounds of the per-round medians and of the per-round median per-pair ratios.
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -53,51 +53,81 @@ JobConfig BenchConfig(const std::string& data, std::int64_t ests, std::int64_t w
   return config;
 }
 
-// Median seconds per step over `steps` steps (after warm-up) of the EST trainer.
-double EstStepSeconds(const JobConfig& config, const Dataset& data, int steps) {
-  Trainer trainer(config, data);
-  std::vector<double> times;
-  for (int i = 0; i < kWarmupSteps + steps; ++i) {
-    const Clock::time_point start = Clock::now();
-    trainer.RunStep();
-    if (i >= kWarmupSteps) {
-      times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-    }
+// The same model, optimizer, batch and threads as the trainer in a plain loop: per step a random
+// batch of kGlobalBatch samples in `micro_batches` sequential slices, gradients accumulated, one
+// optimizer step.
+class PlainLoop {
+ public:
+  PlainLoop(const JobConfig& config, const Dataset& data, std::int64_t micro_batches)
+      : data_(data), micro_batches_(micro_batches) {
+    torch::manual_seed(1);
+    model_ = MakeModel(config.model.name);
+    optimizer_ = std::make_unique<torch::optim::SGD>(
+        model_->parameters(),
+        torch::optim::SGDOptions(config.train.lr).momentum(config.train.momentum));
   }
-  return Median(times);
-}
 
-// The same model, optimizer, batch and threads in a plain loop: per step a random batch of
-// kGlobalBatch samples in `micro_batches` sequential slices, gradients accumulated, one step.
-double PlainStepSeconds(const JobConfig& config, const Dataset& data, int steps,
-                        std::int64_t micro_batches) {
-  // The trainer's process-wide settings, glibc's malloc thresholds included: which side of a
-  // row page-faults its activations back in must not decide the ratio.
-  ConfigureTorchRuntime(config);
-  torch::manual_seed(1);
-  std::shared_ptr<Model> model = MakeModel(config.model.name);
-  torch::optim::SGD optimizer(
-      model->parameters(),
-      torch::optim::SGDOptions(config.train.lr).momentum(config.train.momentum));
-  const std::int64_t micro = kGlobalBatch / micro_batches;
-  std::vector<double> times;
-  for (int i = 0; i < kWarmupSteps + steps; ++i) {
-    torch::Tensor order = torch::randperm(data.size(), torch::kInt64).slice(0, 0, kGlobalBatch);
+  // Seconds of one step; the batch indices are drawn before the clock starts.
+  double Step() {
+    torch::Tensor order = torch::randperm(data_.size(), torch::kInt64).slice(0, 0, kGlobalBatch);
+    const std::int64_t micro = kGlobalBatch / micro_batches_;
     const Clock::time_point start = Clock::now();
-    model->zero_grad(/*set_to_none=*/true);
-    for (std::int64_t m = 0; m < micro_batches; ++m) {
+    model_->zero_grad(/*set_to_none=*/true);
+    for (std::int64_t m = 0; m < micro_batches_; ++m) {
       torch::Tensor index = order.slice(0, m * micro, (m + 1) * micro);
-      torch::Tensor loss = torch::nn::functional::cross_entropy(
-          model->forward(data.images.index_select(0, index)), data.labels.index_select(0, index));
-      (loss / static_cast<double>(micro_batches)).backward();
+      torch::Tensor loss =
+          torch::nn::functional::cross_entropy(model_->forward(data_.images.index_select(0, index)),
+                                               data_.labels.index_select(0, index));
+      (loss / static_cast<double>(micro_batches_)).backward();
       loss.item<double>();  // the trainer reads every EST's loss too
     }
-    optimizer.step();
-    if (i >= kWarmupSteps) {
-      times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-    }
+    optimizer_->step();
+    return std::chrono::duration<double>(Clock::now() - start).count();
   }
-  return Median(times);
+
+ private:
+  const Dataset& data_;
+  std::int64_t micro_batches_;
+  std::shared_ptr<Model> model_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+};
+
+double TrainerStep(Trainer& trainer) {
+  const Clock::time_point start = Clock::now();
+  trainer.RunStep();
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct RoundResult {
+  double est = 0, plain = 0, ratio = 0;  // medians: seconds per step, and per-pair est/plain
+};
+
+// One round of a row: a fresh trainer and plain loop in this process (ConfigureTorchRuntime
+// applies the trainer's process-wide settings, malloc thresholds included, to both), warmed up,
+// then `steps` pairs of steps alternating AB/BA, so drift and load hit both sides of each pair.
+RoundResult MeasureRound(const JobConfig& config, const Dataset& data, int steps,
+                         std::int64_t micro_batches) {
+  Trainer trainer(config, data);
+  PlainLoop plain(config, data, micro_batches);
+  for (int i = 0; i < kWarmupSteps; ++i) {
+    TrainerStep(trainer);
+    plain.Step();
+  }
+  std::vector<double> est, loop, ratio;
+  for (int i = 0; i < steps; ++i) {
+    double e, p;
+    if (i % 2 == 0) {
+      e = TrainerStep(trainer);
+      p = plain.Step();
+    } else {
+      p = plain.Step();
+      e = TrainerStep(trainer);
+    }
+    est.push_back(e);
+    loop.push_back(p);
+    ratio.push_back(e / p);
+  }
+  return {Median(est), Median(loop), Median(ratio)};
 }
 
 long PeakRssKiB() {
@@ -145,7 +175,7 @@ int RunOverhead(const std::string& data_dir, int steps, int rounds) {
   const Dataset data = LoadFashionMnist(data_dir, Split::kTrain);
   std::printf(
       "(a) EST overhead: fmnist_cnn, global batch %lld, 1 thread, W = 1, median of %d "
-      "steps, %d interleaved rounds\n",
+      "AB/BA step pairs, %d interleaved rounds\n",
       static_cast<long long>(kGlobalBatch), steps, rounds);
   std::vector<OverheadRow> rows = {
       {"E=1 workers=0 vs plain loop (1 batch of 256)", 1, 0, {}, {}, {}},
@@ -153,13 +183,15 @@ int RunOverhead(const std::string& data_dir, int steps, int rounds) {
       {"E=8 workers=0 vs plain loop (8 micro-batches)", 8, 0, {}, {}, {}},
       {"E=8 workers=1 vs plain loop (8 micro-batches)", 8, 1, {}, {}, {}},
   };
-  // Interleaved so a machine-wide slowdown hits both sides of a row alike.
+  // Rows interleaved per round and steps paired within a row, so a machine-wide slowdown hits
+  // both sides alike; a row's ratio is the median over rounds of the median per-pair ratio.
   for (int round = 0; round < rounds; ++round) {
     for (OverheadRow& row : rows) {
-      const JobConfig config = BenchConfig(data_dir, row.ests, row.workers);
-      row.est.push_back(EstStepSeconds(config, data, steps));
-      row.plain.push_back(PlainStepSeconds(config, data, steps, row.ests));
-      row.ratio.push_back(row.est.back() / row.plain.back());
+      const RoundResult r =
+          MeasureRound(BenchConfig(data_dir, row.ests, row.workers), data, steps, row.ests);
+      row.est.push_back(r.est);
+      row.plain.push_back(r.plain);
+      row.ratio.push_back(r.ratio);
     }
   }
   for (const OverheadRow& row : rows) {
@@ -169,32 +201,66 @@ int RunOverhead(const std::string& data_dir, int steps, int rounds) {
   return 0;
 }
 
-int RunRss(const std::string& self, const std::string& data_dir) {
-  std::printf(
-      "(b) peak RSS (VmHWM, reset after the dataset load) of a W = 1 trainer over 10 "
-      "steps, %lld samples per EST\n",
-      static_cast<long long>(kRssEstBatch));
-  long base = 0;
-  for (int ests : {1, 2, 4, 8, 16}) {
+// Median over kRssRepeats children of the peak RSS (KiB) for `ests` ESTs; sets the gradient bytes.
+constexpr int kRssRepeats = 3;
+
+long MedianChildRssKiB(const std::string& self, const std::string& data_dir, int ests,
+                       long long* grad_bytes) {
+  std::vector<double> samples;
+  for (int i = 0; i < kRssRepeats; ++i) {
     const std::string command =
         self + " --rss-child " + std::to_string(ests) + " --data '" + data_dir + "'";
     FILE* child = popen(command.c_str(), "r");
     long rss = -1;
-    long long grad_bytes = 0;
-    if (child == nullptr || std::fscanf(child, "%ld %lld", &rss, &grad_bytes) != 2) {
+    if (child == nullptr || std::fscanf(child, "%ld %lld", &rss, grad_bytes) != 2) {
+      if (child != nullptr) pclose(child);
+      return -1;
+    }
+    pclose(child);
+    samples.push_back(static_cast<double>(rss));
+  }
+  return static_cast<long>(Median(samples));
+}
+
+// Allocator noise in one process's peak is a few MiB, more than one gradient of this model
+// (313 KiB), so a per-EST delta at small E says nothing. E goes to 64 (63 extra ESTs make a
+// 20 MiB budget) and the row that decides is the least-squares slope of peak RSS over E.
+int RunRss(const std::string& self, const std::string& data_dir) {
+  std::printf(
+      "(b) peak RSS (VmHWM, reset after the dataset load; median of %d processes) of a W = 1 "
+      "trainer over 10 steps, %lld samples per EST; budget = (E-1) gradient copies\n",
+      kRssRepeats, static_cast<long long>(kRssEstBatch));
+  const std::vector<int> sizes = {1, 2, 4, 8, 16, 32, 64};
+  std::vector<double> xs, ys;
+  long base = 0;
+  long long grad_bytes = 0;
+  for (int ests : sizes) {
+    const long rss = MedianChildRssKiB(self, data_dir, ests, &grad_bytes);
+    if (rss < 0) {
       std::fprintf(stderr, "est_bench: child for E=%d failed\n", ests);
       return 1;
     }
-    pclose(child);
     if (ests == 1) base = rss;
-    const double per_est =
-        ests == 1 ? 0.0 : static_cast<double>(rss - base) / static_cast<double>(ests - 1);
-    std::printf(
-        "E=%-2d peak_rss=%7.1f MiB  delta_per_est=%7.1f KiB  gradient=%7.1f KiB  "
-        "delta/gradient=%.2f\n",
-        ests, static_cast<double>(rss) / 1024, per_est, static_cast<double>(grad_bytes) / 1024,
-        per_est / (static_cast<double>(grad_bytes) / 1024));
+    const double grad_kib = static_cast<double>(grad_bytes) / 1024;
+    const double growth = static_cast<double>(rss - base);
+    const double budget = (ests - 1) * grad_kib;
+    std::printf("E=%-2d peak_rss=%7.1f MiB  growth=%8.1f KiB  budget=%8.1f KiB  growth/budget=%s\n",
+                ests, static_cast<double>(rss) / 1024, growth, budget,
+                ests == 1 ? "-" : std::to_string(growth / budget).substr(0, 5).c_str());
+    xs.push_back(ests);
+    ys.push_back(static_cast<double>(rss));
   }
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) mx += xs[i] / xs.size(), my += ys[i] / ys.size();
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    sxy += (xs[i] - mx) * (ys[i] - my);
+    sxx += (xs[i] - mx) * (xs[i] - mx);
+  }
+  const double slope = sxy / sxx;
+  const double grad_kib = static_cast<double>(grad_bytes) / 1024;
+  std::printf("least-squares growth per EST = %.1f KiB = %.2f gradient copies (target <= 1)\n",
+              slope, slope / grad_kib);
   return 0;
 }
 
@@ -203,7 +269,7 @@ int RunRss(const std::string& self, const std::string& data_dir) {
 int main(int argc, char** argv) {
   std::string data_dir(kDefaultDataPath);
   int steps = 60;
-  int rounds = 3;
+  int rounds = 7;
   long rss_child = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
