@@ -109,10 +109,12 @@ int main(int argc, char** argv) {
       if (backfill_jct == 0.0) backfill_jct = result.avg_jct_s;
       std::printf(
           "replay %-6s %-10s %zu jobs: %.3f s wall, %.3f s CPU | avg JCT %.0f s (backfill/this "
-          "%.2fx) p99 %.0f s makespan %.0f s util %.3f (%.3f while jobs arrive) queue %.0f s\n",
+          "%.2fx) p99 %.0f s makespan %.0f s util %.3f (%.3f while jobs arrive) queue %.0f s "
+          "preemptions %ld (%ld jobs)\n",
           spec.c_str(), name, result.jobs.size(), seconds, cpu_seconds, result.avg_jct_s,
           backfill_jct / result.avg_jct_s, result.p99_jct_s, result.makespan_s,
-          result.gpu_utilization, result.gpu_utilization_submission, result.avg_queue_s);
+          result.gpu_utilization, result.gpu_utilization_submission, result.avg_queue_s,
+          result.preemptions, result.preempted_jobs);
     }
   }
   return 0;

@@ -33,7 +33,7 @@ PolicyOutput BackfillPolicy::Decide(const ClusterState& cluster, const std::vect
   FreeLedger ledger(cluster);
   std::map<std::string, Releases> releases;
   for (const JobState& job : jobs) {
-    if (job.running()) AddReleases(cluster, job.allocation, job.expected_end_s, releases);
+    if (job.running()) AddReleases(cluster, job.allocation, job, job.expected_end_s, releases);
   }
   const std::vector<std::string> types = TypesByCapability(cluster);
   std::optional<HeadReservation> head;
@@ -48,7 +48,7 @@ PolicyOutput BackfillPolicy::Decide(const ClusterState& cluster, const std::vect
           PickDevices(cluster, ledger, *job, type, job->requested_devices);
       if (!picked) continue;
       ledger.Take(*picked, *job);
-      AddReleases(cluster, *picked, end_s, releases);
+      AddReleases(cluster, *picked, *job, end_s, releases);
       if (head && type == head->reservation.device_type && end_s > head->reservation.start_s) {
         head->extra_devices -= job->requested_devices;
       }

@@ -2,6 +2,7 @@
 // Pure value types; not thread-safe (each Decide call owns its ledger).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -28,6 +29,8 @@ class FreeLedger {
   // nullptr for an unknown type.
   const std::vector<std::set<int>>* Buckets(const std::string& device_type) const;
   int FreeDevices(int node) const { return devices_[node]; }
+  int FreeCpus(int node) const { return cpus_[node]; }
+  std::int64_t FreeMemoryMb(int node) const { return memory_mb_[node]; }
 
  private:
   void Rebucket(int node, int before);

@@ -1,5 +1,5 @@
 // Mechanics of one Rubick/elastic Decide call (see rubick_engine.h): model views, placement with
-// CPUs and offload memory, the backfill guard, undo and the order decisions apply in.
+// CPUs and offload memory, undo and the order decisions apply in.
 #include "scheduler/policy/rubick_engine.h"
 
 #include <algorithm>
@@ -37,7 +37,7 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
     index_[job.id] = work_.size();
     work_.push_back(std::move(w));
   }
-  held_.assign(work_.size(), 0);
+  held_.assign(work_.size(), {});
 }
 
 PolicyOutput Engine::Run() {
@@ -54,8 +54,10 @@ PolicyOutput Engine::Run() {
   }
   for (size_t i : ApplicableOrder(changed)) {
     const Work& w = work_[i];
-    output.decisions.push_back({w.started ? DecisionKind::kStart : DecisionKind::kResize, w.s.id,
-                                w.s.allocation, w.reason, w.s.cpus_per_device,
+    DecisionKind kind = w.started    ? DecisionKind::kStart
+                        : w.running() ? DecisionKind::kResize
+                                      : DecisionKind::kPreempt;
+    output.decisions.push_back({kind, w.s.id, w.s.allocation, w.reason, w.s.cpus_per_device,
                                 w.s.offload_mb_per_device});
   }
   return output;
@@ -202,7 +204,10 @@ double Engine::EndEstimate(const Work& w, const Allocation& allocation) const {
   }
   double speed = Speed(w, allocation);
   if (speed <= 0.0) return kNever;
-  return now_ + (w.was_running ? options_.resize_cost_s : 0.0) + w.work / speed;
+  // A running job pays a resize; so does one resuming after a preemption (it has started
+  // before: started_s is set), which restarts from its checkpoint.
+  bool resumes = w.was_running || w.s.started_s != kNever;
+  return now_ + (resumes ? options_.resize_cost_s : 0.0) + w.work / speed;
 }
 
 // ---- placement --------------------------------------------------------------------------------
@@ -283,30 +288,6 @@ std::optional<Fit> Engine::PlaceGrowth(const Work& w, const std::string& type, i
   return best;
 }
 
-// ---- backfill-awareness guard (elastic only) -------------------------------------------------
-
-int Engine::HeldAtReservation(const Work& w, const Allocation& allocation) const {
-  if (!head_ || allocation.empty()) return 0;
-  if (EndEstimate(w, allocation) <= head_->reservation.start_s + kEpsilon) return 0;
-  int devices = 0;
-  for (const Slice& slice : allocation) {
-    if (cluster_.nodes[slice.node].device_type == head_->reservation.device_type) {
-      devices += slice.devices;
-    }
-  }
-  return devices;
-}
-
-void Engine::ActivateGuard(size_t head_job) {
-  head_job_ = head_job;
-  int need = work_[head_job].s.requested_devices;
-  slack_ = Type(head_->reservation.device_type).total - need;
-  for (size_t i = 0; i < work_.size(); ++i) {
-    held_[i] = HeldAtReservation(work_[i], work_[i].s.allocation);
-    slack_ -= held_[i];
-  }
-}
-
 // ---- ledger and undo --------------------------------------------------------------------------
 
 void Engine::Move(const JobState& from, const JobState& to) {
@@ -327,21 +308,21 @@ bool Engine::SetFit(size_t i, const Fit& next, std::vector<Undo>& undo) {
   after.allocation = next.allocation;
   after.cpus_per_device = next.cpus_per_device;
   after.offload_mb_per_device = next.offload_mb_per_device;
-  Work probe = w;
-  probe.s = after;
-  int held = HeldAtReservation(probe, next.allocation);
   bool is_head = head_ && i == head_job_;
-  if (head_ && !is_head && held - held_[i] > slack_) return false;
+  Holds held;
+  if (head_ && !is_head) {
+    Work probe = w;
+    probe.s = after;
+    held = HeldAtReservation(probe, next.allocation);
+    if (!GuardAllows(held_[i], held)) return false;
+  }
   undo.push_back({i, w.s.allocation, w.s.cpus_per_device, w.s.offload_mb_per_device, w.touched,
                   held_[i]});
   Move(w.s, after);
   w.s = std::move(after);
   if (w.was_running) w.touched = true;
   if (w.running()) w.type = MainType(w.s.allocation);
-  if (head_ && !is_head) {
-    slack_ -= held - held_[i];
-    held_[i] = held;
-  }
+  if (head_ && !is_head) Hold(i, std::move(held));
   if (is_head) head_.reset();  // the head starts now: nothing left to protect this round
   return true;
 }
@@ -357,10 +338,7 @@ void Engine::Rollback(std::vector<Undo>& undo) {
     w.s = std::move(before);
     w.touched = it->touched;
     if (w.running()) w.type = MainType(w.s.allocation);
-    if (head_) {
-      slack_ += held_[it->job] - it->held;
-      held_[it->job] = it->held;
-    }
+    if (head_) Hold(it->job, it->held);
   }
   undo.clear();
 }

@@ -1,9 +1,11 @@
 // Internal to rubick_policy.cc: the working state of one RubickPolicy::Decide call.
 //
-// Two halves along one seam: rubick_engine.cc holds the mechanics (model views, the ledger of
-// devices/CPUs/memory, placement with CPU and offload-memory choice, the backfill guard, undo, and
-// the order decisions are applied in); rubick_policy.cc holds Algorithm 1's phases (protection,
-// privileged jobs, rigid-first, SortBySlope growth, consolidation) written against them.
+// Four parts: rubick_engine.cc holds the mechanics (model views, the ledger of
+// devices/CPUs/memory, placement with CPU and offload-memory choice, undo, and the order
+// decisions are applied in); rubick_policy.cc holds Algorithm 1's phases (protection,
+// privileged jobs, rigid-first, SortBySlope growth, consolidation) written against them;
+// rubick_reclaim.cc takes resources from other jobs for one job (shrink, preempt, CPUs);
+// rubick_guard.cc is elastic's guard of the rigid head's reservation.
 // Not thread-safe; one Engine per Decide call, borrowing its arguments.
 #pragma once
 
@@ -20,6 +22,8 @@
 namespace elastic::policy::rubick {
 
 inline constexpr double kEpsilon = 1e-9;
+// CPU steps (one CPU per device of one job) one grant may take: bounds a decision's cost.
+inline constexpr int kCpuReclaimSteps = 32;
 
 struct TypeInfo {
   std::string name;
@@ -60,7 +64,14 @@ struct Undo {
   int cpus_per_device;
   std::int64_t offload_mb_per_device;
   bool touched;
-  int held;
+  std::vector<std::pair<int, NodeAmounts>> held;  // Engine::Holds before the change
+};
+
+// What one Acquire took from other jobs (for its reason).
+struct Reclaimed {
+  int devices = 0;    // devices shrunk from jobs above their minimum
+  int preempted = 0;  // best-effort jobs preempted
+  int cpus = 0;       // CPU steps (one CPU per device of a job) taken
 };
 
 struct EngineOptions {
@@ -95,11 +106,24 @@ class Engine {
   };
   std::optional<Growth> BestGrowth(size_t i) const;
   void AddOtherTypes(const Work& w, size_t i, std::optional<Growth>& best) const;
+  double Rank(const Work& w, double slope) const;
+  double StarvationThreshold(const Work& w) const;
+
+  // ---- taking resources from others (rubick_reclaim.cc) -----------------------------------
+  void ReclaimDevices(size_t i, const TypeInfo& type, int devices, double slope,
+                      bool below_minimum, std::vector<Undo>& undo, Reclaimed& tally);
   std::optional<size_t> LowestSlopeOverMin(const std::string& type, size_t grower,
                                            const std::vector<size_t>& refused) const;
-  double Rank(const Work& w, double slope) const;
+  std::optional<size_t> LowestSlopePreemptable(const std::string& type, size_t grower,
+                                               const std::vector<size_t>& refused) const;
   double ShrinkSlope(const Work& w) const;
-  double StarvationThreshold(const Work& w) const;
+  double PreemptSlope(const Work& w) const;
+  std::optional<Fit> PlaceReclaimingCpus(size_t i, const TypeInfo& type, int devices,
+                                         double slope, bool below_minimum,
+                                         std::vector<Undo>& undo, Reclaimed& tally);
+  std::optional<size_t> LowestCpuSlopeOverMin(const std::string& type, size_t grower,
+                                              const std::vector<size_t>& refused) const;
+  double CpuShrinkSlope(const Work& w) const;
 
   // ---- model views (rubick_engine.cc) ------------------------------------------------------
   const TypeInfo& Type(const std::string& name) const;
@@ -123,8 +147,16 @@ class Engine {
   Fit Current(const Work& w) const;
 
   // ---- ledger, guard, undo -------------------------------------------------------------------
-  int HeldAtReservation(const Work& w, const Allocation& allocation) const;
+  // ---- elastic's guard for the rigid head's reservation (rubick_guard.cc) ------------------
+  // Devices, CPUs and memory a job holds past the reservation, per node of the head's type.
+  using Holds = std::vector<std::pair<int, NodeAmounts>>;
+  Holds HeldAtReservation(const Work& w, const Allocation& allocation) const;
   void ActivateGuard(size_t head_job);
+  bool GuardAllows(const Holds& before, const Holds& after) const;
+  void Hold(size_t i, Holds held);
+  long UsableAt(int node) const;
+  int HeadCpusPerDevice(const Work& w, const TypeInfo& type) const;
+  void ReserveForHead(size_t i);
   void Move(const JobState& from, const JobState& to);
   bool SetFit(size_t i, const Fit& next, std::vector<Undo>& undo);
   void Rollback(std::vector<Undo>& undo);
@@ -151,8 +183,10 @@ class Engine {
   std::map<std::string, int> quota_left_;
   std::optional<HeadReservation> head_;  // elastic: the rigid head's reservation
   size_t head_job_ = 0;
-  int slack_ = 0;          // devices of the head's type free at its start beyond what it needs
-  std::vector<int> held_;  // per job: devices of that type it still holds at the reservation
+  // Per node of the head's type: devices, CPUs and memory free at the reservation time.
+  std::map<int, NodeAmounts> at_reservation_;
+  long usable_ = 0;           // devices the head could use at the reservation (Usable, summed)
+  std::vector<Holds> held_;   // per job: what it still holds at the reservation
 };
 
 }  // namespace elastic::policy::rubick

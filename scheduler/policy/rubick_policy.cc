@@ -30,91 +30,6 @@ double Engine::StarvationThreshold(const Work& w) const {
                   options_.elastic_starvation_slowdown * w.s.expected_runtime_s);
 }
 
-// Loss of speed per device if the job gives one device back, ranked (see Rank).
-double Engine::ShrinkSlope(const Work& w) const {
-  int count = DeviceCount(w.s.allocation);
-  const TypeInfo& type = Type(w.type);
-  return Rank(w, CompactSpeed(w, type, count) - CompactSpeed(w, type, count - 1));
-}
-
-// GetLowestSlopeOverMinJob (line 13) among jobs holding devices of the type: ties go to the
-// later submission.
-std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t grower,
-                                                 const std::vector<size_t>& refused) const {
-  std::optional<size_t> best;
-  double best_slope = 0.0;
-  for (size_t i = 0; i < work_.size(); ++i) {
-    const Work& w = work_[i];
-    if (i == grower || !w.running() || !w.s.elastic) continue;
-    bool holds = false;
-    for (const Slice& slice : w.s.allocation) {
-      holds |= cluster_.nodes[slice.node].device_type == type;
-    }
-    if (!holds || DeviceCount(w.s.allocation) <= Floor(w) || !MayResize(w)) continue;
-    if (std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
-    double slope = ShrinkSlope(w);
-    if (!best || slope < best_slope - kEpsilon ||
-        (std::abs(slope - best_slope) <= kEpsilon &&
-         work_[*best].s.submit_time_s < w.s.submit_time_s)) {
-      best = i;
-      best_slope = slope;
-    }
-  }
-  return best;
-}
-
-// ScheduleJob (lines 9-35) for `devices` more devices of `type`: free ones first, then reclaimed
-// one at a time from the lowest-slope job above its minimum while its slope is below `slope`
-// (case 1) or always when `below_minimum` (case 2). All or nothing.
-bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope,
-                     bool below_minimum, const char* why) {
-  std::vector<Undo> undo;
-  std::vector<size_t> refused;  // victims the guard would not let shrink
-  int victims = 0;
-  while (free_[type.name] < devices) {
-    std::optional<size_t> victim = LowestSlopeOverMin(type.name, i, refused);
-    if (!victim) break;
-    if (!below_minimum && !(ShrinkSlope(work_[*victim]) < slope - kEpsilon)) break;
-    Fit smaller = Current(work_[*victim]);
-    smaller.allocation = WithoutOne(smaller.allocation, cluster_, type.name);
-    if (SetFit(*victim, smaller, undo)) {
-      ++victims;
-    } else {
-      refused.push_back(*victim);
-    }
-  }
-  Work& w = work_[i];
-  std::optional<Fit> next;
-  if (free_[type.name] >= devices) next = PlaceGrowth(w, type.name, devices);
-  if (!next || !SetFit(i, *next, undo)) {
-    Rollback(undo);
-    return false;
-  }
-  for (const Undo& step : undo) {
-    if (step.job != i) Note(step.job, "shrunk for " + w.s.id);
-  }
-  if (!w.was_running && !w.started) {
-    w.started = true;
-    w.type = type.name;
-  }
-  char text[200];
-  std::snprintf(text, sizeof text, "%s +%d %s (slope %.3g/device, %d reclaimed, %d CPUs/device)",
-                why, devices, type.name.c_str(), slope, victims, w.s.cpus_per_device);
-  Note(i, text);
-  model::Shape shape = ShapeOf(cluster_, w.s.allocation, w.s);
-  if (shape.groups.size() > 1) {  // spread over device types: say how Eq. 1 placed the ESTs
-    model::EstPlan ests = model::PlanEsts(model::FedShape(w.s.profile, shape), w.s.profile.ests);
-    std::string placed = "ESTs per device";
-    for (size_t g = 0; g < shape.groups.size() && g < ests.ests_per_device.size(); ++g) {
-      std::snprintf(text, sizeof text, " %d on %d x C=%.2g", ests.ests_per_device[g],
-                    shape.groups[g].second, shape.groups[g].first);
-      placed += text;
-    }
-    Note(i, placed);
-  }
-  return true;
-}
-
 // Start a pending job at its minimum on the best type that works (types by speed).
 bool Engine::StartAtFloor(size_t i, bool below_minimum, const char* why) {
   for (const TypeInfo& type : types_) {
@@ -209,14 +124,7 @@ void Engine::RigidFirst() {
       }
     }
     if (started || head_) continue;
-    std::map<std::string, Releases> releases;
-    for (size_t k = 0; k < work_.size(); ++k) {
-      const Work& w = work_[k];
-      if (w.running()) AddReleases(cluster_, w.s.allocation, EndEstimate(w, w.s.allocation),
-                                   releases);
-    }
-    head_ = Reserve(cluster_, ledger_, releases, *job, now_);
-    if (head_) ActivateGuard(i);
+    ReserveForHead(i);
   }
 }
 
@@ -296,6 +204,7 @@ std::optional<Engine::Growth> Engine::BestGrowth(size_t i) const {
   if (engine_.backfill_aware && !w.s.elastic) return std::nullopt;
   if (!w.running()) {
     if (w.protected_sla) return std::nullopt;  // privileged job that did not fit
+    if (w.was_running) return std::nullopt;    // preempted this round: back in the queue next
     std::optional<Growth> best;
     for (const TypeInfo& type : types_) {
       int floor = Floor(w, type);

@@ -26,17 +26,30 @@
 // shrink when nodes run short and grow back in the consolidation pass when they free up (a resize
 // like any other). A job whose best plan is ZeRO-Offload also takes the offloaded states' host
 // memory per device. No node's devices, CPUs or memory are ever over-committed (FreeLedger).
-// Simplifications, stated: rubick runs a job on one device type; best-effort minimum is
-// min_devices (not 0: we never preempt); slopes use compact placements with the CPUs that would
-// feed the devices; CPUs are not reclaimed from running jobs to start others (only devices are).
+// Preemption (§5: "shrinking a job to 0 results in a preemption (possible only for best-effort
+// jobs), which will return to the queue"): a protected guaranteed job that cannot reach its
+// minRes by shrinking jobs above their minimum preempts elastic best-effort jobs, lowest loss
+// per device first (DecisionKind::kPreempt); the job keeps its progress (checkpoint) and waits
+// in the queue again. Guaranteed and rigid jobs are never preempted.
+// CPUs are reclaimed like devices (Algorithm 1 per resource type, rubick_reclaim.cc): when a
+// grant does not fit, or only with fewer CPUs than feed its devices, because running jobs hold
+// the CPUs of the nodes with free devices, those jobs give back one CPU per device at a time,
+// lowest loss of speed per CPU first, never below their minimum CPUs per device; in case 1 only
+// while that loss is below the grant's gain per CPU, in case 2 whatever it is.
+// Simplifications, stated: rubick runs a job on one device type; slopes use compact placements
+// with the CPUs that would feed the devices; host memory is not reclaimed (jobs hold a fixed
+// amount per device, and offload memory comes with the plan).
 //
 // elastic (ours) = rubick plus three things:
 //  - backfill-awareness: rigid jobs are scheduled first in queue order (they may also reclaim
 //    elastic devices above minimum); the first rigid job that cannot start gets the EASY
-//    reservation `backfill` would compute (reservation.h). From then on no action in the round
-//    may leave fewer devices of that type free at the reservation than the head needs: every
-//    start, growth or shrink is checked against the devices each job will still hold at the
-//    reservation time, using the job's end estimate after the action (a shrink delays an end).
+//    reservation `backfill` would compute (reservation.h), in devices, CPUs and host memory: a
+//    head device counts on a node only with its CPUs (its fixed count, or the type's even share
+//    if the policy chooses them) and memory free beside it. From then on no action in the round
+//    may leave fewer such devices free at the reservation than the head needs: every start,
+//    growth, shrink, CPU change or preemption is checked against what each job will still hold
+//    on each node at the reservation time, using the job's end estimate after the action (a
+//    shrink delays an end) (rubick_guard.cc).
 //  - Smith's rule (options.elastic_shortest_work_first): slopes are ranked per unit of remaining
 //    work, so devices go first to what finishes jobs soonest (SRPT generalised to elastic jobs,
 //    from the run-time estimates backfill also uses); a best-effort job starves only after

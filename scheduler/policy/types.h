@@ -77,7 +77,7 @@ struct JobState {
   // the caller's model knows it; 0 means derive it from the expected times above.
   double remaining_work = 0.0;
   std::string tenant;              // owner of the quota a guaranteed job consumes
-  double started_s = kNever;       // running: first start
+  double started_s = kNever;       // first start (also set while queued after a preemption)
   int resizes = 0;                 // running: resizes so far (Rubick's N)
 
   bool running() const { return !allocation.empty(); }
@@ -88,12 +88,15 @@ struct JobState {
 model::Shape ShapeOf(const ClusterState& cluster, const Allocation& allocation,
                      const JobState& job);
 
-enum class DecisionKind { kStart, kResize };
+// kPreempt (Rubick §5: "shrinking a job to 0 results in a preemption (possible only for
+// best-effort jobs), which will return to the queue"): the running job checkpoints, gives back
+// its whole allocation and waits in the queue again, keeping its progress; Slurm: a requeue.
+enum class DecisionKind { kStart, kResize, kPreempt };
 
 struct Decision {
   DecisionKind kind = DecisionKind::kStart;
   std::string job_id;
-  Allocation allocation;  // the job's complete new allocation
+  Allocation allocation;  // the job's complete new allocation (empty for kPreempt)
   std::string reason;
   // The job's CPUs and offload memory per device with that allocation; < 0 = unchanged.
   int cpus_per_device = -1;

@@ -54,6 +54,8 @@ int Run(int argc, char** argv) {
       "elastic: rank by slope alone, as rubick does (ablation)")(
       "no-mixed-types", po::bool_switch(),
       "elastic: keep each job on one device type, as rubick does (ablation)")(
+      "no-preemption", po::bool_switch(),
+      "rubick, elastic: guaranteed jobs never preempt best-effort jobs (ablation)")(
       "cpu-need-max", po::value(&options.cpu_need_max)->default_value(0.0),
       "per-job CPU threads per capability-1 device for full speed, drawn in "
       "[--cpu-need-min, this] (0: CPUs never change speed)")(
@@ -76,6 +78,7 @@ int Run(int argc, char** argv) {
   policy_options.resize_cost_s = options.resize_cost_s;
   policy_options.elastic_shortest_work_first = !vm["no-shortest-work-first"].as<bool>();
   policy_options.elastic_mixed_types = !vm["no-mixed-types"].as<bool>();
+  policy_options.preempt_best_effort = !vm["no-preemption"].as<bool>();
   options.record_timeline = !timeline_path.empty();
 
   elastic::policy::PolicyOrError made = elastic::policy::MakePolicy(policy_name, policy_options);

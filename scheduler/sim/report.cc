@@ -15,11 +15,12 @@ std::string Summary(const SimResult& result) {
                 "  GPU utilization %.3f (%.3f while jobs arrive, %.3f while jobs queue, %.0f s)\n"
                 "  CPU utilization %.3f\n"
                 "  avg queueing delay %.1f s\n"
-                "  %ld events, %ld policy calls\n",
+                "  %ld events, %ld policy calls, %ld preemptions (%ld jobs)\n",
                 result.policy.c_str(), result.jobs.size(), result.total_devices, result.avg_jct_s,
                 result.p99_jct_s, result.makespan_s, result.gpu_utilization,
                 result.gpu_utilization_submission, result.gpu_utilization_queued, result.queued_s,
-                result.cpu_utilization, result.avg_queue_s, result.events, result.policy_calls);
+                result.cpu_utilization, result.avg_queue_s, result.events, result.policy_calls,
+                result.preemptions, result.preempted_jobs);
   return text;
 }
 
@@ -37,6 +38,9 @@ nlohmann::json ToJson(const SimResult& result, const RunInfo& info) {
                     {"max_devices", job.max_devices},
                     {"peak_devices", job.peak_devices},
                     {"resizes", job.resizes},
+                    {"preemptions", job.preemptions},
+                    {"guaranteed", job.guaranteed},
+                    {"rigid", job.rigid},
                     {"device_seconds", job.device_seconds}});
   }
   return {{"policy", result.policy},
@@ -56,6 +60,8 @@ nlohmann::json ToJson(const SimResult& result, const RunInfo& info) {
           {"avg_queue_s", result.avg_queue_s},
           {"events", result.events},
           {"policy_calls", result.policy_calls},
+          {"preemptions", result.preemptions},
+          {"preempted_jobs", result.preempted_jobs},
           {"jobs", jobs}};
 }
 

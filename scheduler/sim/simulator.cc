@@ -176,7 +176,8 @@ class Replay {
       view.push_back(jobs_[i].state);
       view.back().remaining_work = jobs_[i].remaining_work;
       view.back().started_s = result_.jobs[i].start_s < 0 ? kNever : result_.jobs[i].start_s;
-      view.back().resizes = result_.jobs[i].resizes;
+      // Rubick's N counts every reconfiguration; a preemption is one (checkpoint, relaunch).
+      view.back().resizes = result_.jobs[i].resizes + result_.jobs[i].preemptions;
       if (jobs_[i].state.running()) view.back().expected_end_s = FinishTime(jobs_[i], now);
     }
     ++result_.policy_calls;
@@ -198,6 +199,14 @@ class Replay {
     if (job.done) return "job already finished";
     if (decision.kind == DecisionKind::kStart && running) return "start for a running job";
     if (decision.kind == DecisionKind::kResize && !running) return "resize for a pending job";
+    if (decision.kind == DecisionKind::kPreempt) {
+      // Rubick §5: only best-effort jobs may be shrunk to 0; rigid jobs keep their start.
+      if (!running) return "preemption of a pending job";
+      if (job.state.sla_class != SlaClass::kBestEffort) return "preemption of a guaranteed job";
+      if (!job.state.elastic) return "preemption of a rigid job";
+      if (!decision.allocation.empty()) return "preemption with a non-empty allocation";
+      return "";
+    }
     if (std::find(pending_.begin(), pending_.end(), index_.at(job.state.id)) == pending_.end() &&
         !running) {
       return "job has not been submitted yet";
@@ -272,10 +281,18 @@ class Replay {
                            decision.reason + ")");
     }
     JobRecord& record = result_.jobs[r];
+    if (decision.kind == DecisionKind::kPreempt) {
+      Preempt(r, now);
+      return true;
+    }
     if (decision.kind == DecisionKind::kStart) {
       pending_.erase(std::find(pending_.begin(), pending_.end(), r));
       running_.push_back(r);
-      record.start_s = now;
+      if (record.preemptions == 0) {
+        record.start_s = now;
+      } else {
+        job.paused_until = now + options_.resize_cost_s;  // resumes from its checkpoint
+      }
       job.state.last_resize_s = now;
     } else {
       Release(job.state.allocation, job.state, +1);
@@ -295,6 +312,21 @@ class Replay {
     record.peak_devices = std::max(record.peak_devices, policy::DeviceCount(job.state.allocation));
     OpenSegment(r, now);
     return true;
+  }
+
+  // The job checkpoints and gives everything back; it waits in the queue with its progress.
+  void Preempt(size_t r, double now) {
+    LiveJob& job = jobs_[r];
+    Release(job.state.allocation, job.state, +1);
+    CloseSegment(r, now);
+    job.state.allocation.clear();
+    job.state.last_resize_s = now;
+    job.rate = 0.0;
+    job.paused_until = 0.0;
+    running_.erase(std::find(running_.begin(), running_.end(), r));
+    pending_.push_back(r);
+    if (result_.jobs[r].preemptions++ == 0) ++result_.preempted_jobs;
+    ++result_.preemptions;
   }
 
   bool CheckInvariants(double now) {

@@ -3,7 +3,10 @@
 // Events are job arrivals and completions (plus the end of resize pauses, which only change
 // rates). After applying each event the policy is asked for decisions, which the simulator
 // validates before applying: no node's devices, CPUs or host memory over-allocated, sizes and
-// CPUs per device within the job's bounds, start only pending, resize only running. workload.h
+// CPUs per device within the job's bounds, start only pending, resize only running, preempt only
+// running elastic best-effort jobs. A preempted job gives back its allocation and waits in the
+// queue again with its progress (it resumes from its checkpoint); when it starts again it pays
+// resize_cost_s, like a resize; its JCT counts the whole time from submission. workload.h
 // turns trace rows into jobs. Work model: a trace job's work is duration_s x its speedup at the
 // recorded GPU count packed on reference nodes; it then progresses at model::Speedup of whatever
 // it holds and stops for resize_cost_s after every resize. Deterministic: same inputs and seed,
@@ -30,6 +33,7 @@ struct JobRecord {
   int max_devices = 0;
   int peak_devices = 0;
   int resizes = 0;
+  int preemptions = 0;  // times it was preempted back to the queue (DecisionKind::kPreempt)
   double device_seconds = 0.0;
   double first_reservation_s = policy::kNever;  // earliest reservation a policy gave it
   bool rigid = false;
@@ -65,6 +69,8 @@ struct SimResult {
   double avg_queue_s = 0.0;      // first start - submit
   long events = 0;
   long policy_calls = 0;
+  long preemptions = 0;          // over all jobs
+  long preempted_jobs = 0;       // jobs preempted at least once
   long max_used_devices = 0;     // peak devices held at once (never above total_devices)
   double max_used_cpus_per_node_share = 0.0;  // peak CPUs held / CPUs on any node (<= 1)
 };

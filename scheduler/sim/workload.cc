@@ -197,6 +197,10 @@ WorkloadOrError PrepareWorkload(const policy::ClusterState& cluster,
   return result;
 }
 
+bool IsGuaranteed(const TraceJob& row, const SimOptions& options) {
+  return Guaranteed(row, options);
+}
+
 double UnitHash(const std::string& job_id, std::uint64_t salt) {
   SimOptions options;
   options.seed = salt;

@@ -71,6 +71,9 @@ WorkloadOrError PrepareWorkload(const policy::ClusterState& cluster,
 // Fixed CPUs per device for policies that do not schedule CPUs (SimOptions::cpus_per_gpu).
 int FixedCpusPerGpu(const policy::ClusterState& cluster, const SimOptions& options);
 
+// Whether a trace job is in the guaranteed SLA class (SimOptions::guaranteed_fraction).
+bool IsGuaranteed(const TraceJob& row, const SimOptions& options);
+
 // Deterministic unit value in [0,1) for a job id and a salt (no seed: classes stay put).
 double UnitHash(const std::string& job_id, std::uint64_t salt);
 

@@ -126,5 +126,30 @@ TEST(CpuProperty, RigidJobsNeverStartAfterTheirReservation) {
   EXPECT_GT(reserved, 10);
 }
 
+// The same where CPUs and host memory bind before devices do: 3-6 CPUs and 6-8 GiB per device
+// against needs of 1-12 threads and 4 GiB (plus ZeRO-Offload's states on odd seeds), so a
+// reservation that counted devices alone would be broken by CPU-hungry growth. The head's
+// reservation keeps each of its devices' CPUs and memory free on the same node
+// (reservation.h), and every action is checked against it in all three dimensions.
+TEST(CpuProperty, RigidJobsKeepTheirReservationWhenCpusAndMemoryBind) {
+  const char* spec = "2x8:cpus=24:mem=48G,3x4:a100:cpus=24:mem=32G";
+  ClusterOrError cluster = ParseClusterSpec(spec);
+  ASSERT_EQ(cluster.error, "");
+  auto made = policy::MakePolicy("elastic");
+  int reserved = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    SimOptions options = CpuOptions(seed);
+    options.rigid_fraction = 0.5;
+    SimResult result = Simulate(cluster.cluster, RandomTrace(seed, 80), *made.policy, options);
+    ASSERT_EQ(result.error, "") << "seed " << seed;
+    for (const JobRecord& job : result.jobs) {
+      if (job.first_reservation_s == policy::kNever) continue;
+      ++reserved;
+      EXPECT_LE(job.start_s, job.first_reservation_s + 1e-6) << "seed " << seed << " " << job.id;
+    }
+  }
+  EXPECT_GT(reserved, 10);
+}
+
 }  // namespace
 }  // namespace elastic::sim

@@ -1,0 +1,241 @@
+// Rubick Algorithm 1's ScheduleJob (lines 9-35): taking resources for one job from free ones or
+// from others, per resource type — devices above a job's minimum, best-effort preemption, CPUs
+// above a job's minimum — all or nothing.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "scheduler/policy/rubick_engine.h"
+
+namespace elastic::policy::rubick {
+namespace {
+
+bool HoldsType(const ClusterState& cluster, const Allocation& allocation, const std::string& type) {
+  for (const Slice& slice : allocation) {
+    if (cluster.nodes[slice.node].device_type == type) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Loss of speed per device if the job gives one device back, ranked (see Rank).
+double Engine::ShrinkSlope(const Work& w) const {
+  int count = DeviceCount(w.s.allocation);
+  const TypeInfo& type = Type(w.type);
+  return Rank(w, CompactSpeed(w, type, count) - CompactSpeed(w, type, count - 1));
+}
+
+// Loss of speed per device if the job gives all its devices back (a preemption), ranked.
+double Engine::PreemptSlope(const Work& w) const {
+  int count = DeviceCount(w.s.allocation);
+  return Rank(w, CompactSpeed(w, Type(w.type), count) / std::max(count, 1));
+}
+
+// GetLowestSlopeOverMinJob (line 13) among jobs holding devices of the type: ties go to the
+// later submission.
+std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t grower,
+                                                 const std::vector<size_t>& refused) const {
+  std::optional<size_t> best;
+  double best_slope = 0.0;
+  for (size_t i = 0; i < work_.size(); ++i) {
+    const Work& w = work_[i];
+    if (i == grower || !w.running() || !w.s.elastic) continue;
+    if (!HoldsType(cluster_, w.s.allocation, type)) continue;
+    if (DeviceCount(w.s.allocation) <= Floor(w) || !MayResize(w)) continue;
+    if (std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
+    double slope = ShrinkSlope(w);
+    if (!best || slope < best_slope - kEpsilon ||
+        (std::abs(slope - best_slope) <= kEpsilon &&
+         work_[*best].s.submit_time_s < w.s.submit_time_s)) {
+      best = i;
+      best_slope = slope;
+    }
+  }
+  return best;
+}
+
+// Rubick §5: "shrinking a job to 0 results in a preemption (possible only for best-effort jobs)".
+// Candidates: elastic best-effort jobs that ran when Decide was called and may be reconfigured
+// (§5.3), holding devices of the type; lowest loss per device first, ties to the later
+// submission. Rigid jobs are never preempted: backfill-awareness promises them their start, and
+// a requeued rigid job would jump ahead of the head it was backfilled behind.
+std::optional<size_t> Engine::LowestSlopePreemptable(const std::string& type, size_t grower,
+                                                     const std::vector<size_t>& refused) const {
+  std::optional<size_t> best;
+  double best_slope = 0.0;
+  for (size_t i = 0; i < work_.size(); ++i) {
+    const Work& w = work_[i];
+    if (i == grower || !w.was_running || !w.running() || !w.s.elastic) continue;
+    if (w.s.sla_class != SlaClass::kBestEffort || w.protected_sla || !MayResize(w)) continue;
+    if (!HoldsType(cluster_, w.s.allocation, type)) continue;
+    if (std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
+    double slope = PreemptSlope(w);
+    if (!best || slope < best_slope - kEpsilon ||
+        (std::abs(slope - best_slope) <= kEpsilon &&
+         work_[*best].s.submit_time_s < w.s.submit_time_s)) {
+      best = i;
+      best_slope = slope;
+    }
+  }
+  return best;
+}
+
+// Frees devices of `type` until `devices` are free: one at a time from the lowest-slope job above
+// its minimum while its slope is below `slope` (case 1) or always when `below_minimum` (case 2);
+// a protected guaranteed job below its SLA minimum then preempts best-effort jobs, lowest slope
+// first. Each step is logged in `undo`.
+void Engine::ReclaimDevices(size_t i, const TypeInfo& type, int devices, double slope,
+                            bool below_minimum, std::vector<Undo>& undo, Reclaimed& tally) {
+  std::vector<size_t> refused;  // victims the guard would not let shrink
+  const bool may_preempt = below_minimum && work_[i].protected_sla && options_.preempt_best_effort;
+  while (free_[type.name] < devices) {
+    bool preempt = false;
+    std::optional<size_t> victim = LowestSlopeOverMin(type.name, i, refused);
+    if (!victim && may_preempt) {
+      victim = LowestSlopePreemptable(type.name, i, refused);
+      preempt = victim.has_value();
+    }
+    if (!victim) break;
+    if (!below_minimum && !(ShrinkSlope(work_[*victim]) < slope - kEpsilon)) break;
+    Fit smaller = Current(work_[*victim]);
+    smaller.allocation =
+        preempt ? Allocation{} : WithoutOne(smaller.allocation, cluster_, type.name);
+    if (SetFit(*victim, smaller, undo)) {
+      ++(preempt ? tally.preempted : tally.devices);
+    } else {
+      refused.push_back(*victim);
+    }
+  }
+}
+
+// Loss of speed per CPU if the job gives one CPU per device back, ranked (Algorithm 1's slope for
+// the CPU dimension; a job holding more CPUs than feed its devices loses nothing).
+double Engine::CpuShrinkSlope(const Work& w) const {
+  JobState fewer = w.s;
+  fewer.cpus_per_device -= 1;
+  double loss = Speed(w.s, w.s.allocation) - Speed(fewer, w.s.allocation);
+  return Rank(w, loss / std::max(DeviceCount(w.s.allocation), 1));
+}
+
+// The job whose CPUs are cheapest to take for a grant on `type`: running elastic jobs that choose
+// their CPUs (cpu_adaptive), above their minimum CPUs per device, that may be reconfigured and
+// hold devices on a node of the type with free devices (only there can the grant use the CPUs
+// they give back). Lowest CpuShrinkSlope first, ties to the later submission.
+std::optional<size_t> Engine::LowestCpuSlopeOverMin(const std::string& type, size_t grower,
+                                                    const std::vector<size_t>& refused) const {
+  std::optional<size_t> best;
+  double best_slope = 0.0;
+  for (size_t i = 0; i < work_.size(); ++i) {
+    const Work& w = work_[i];
+    if (i == grower || !w.running() || !w.s.elastic || !w.cpu_adaptive) continue;
+    if (w.s.cpus_per_device <= w.s.min_cpus_per_device || !MayResize(w)) continue;
+    bool useful = false;
+    for (const Slice& slice : w.s.allocation) {
+      useful |=
+          cluster_.nodes[slice.node].device_type == type && ledger_.FreeDevices(slice.node) > 0;
+    }
+    if (!useful || std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
+    double slope = CpuShrinkSlope(w);
+    if (!best || slope < best_slope - kEpsilon ||
+        (std::abs(slope - best_slope) <= kEpsilon &&
+         work_[*best].s.submit_time_s < w.s.submit_time_s)) {
+      best = i;
+      best_slope = slope;
+    }
+  }
+  return best;
+}
+
+// Places the grant; where CPUs on the nodes with free devices are what is short (it does not
+// fit, or only with fewer CPUs per device than feed its devices), takes CPUs from other jobs one
+// CPU per device at a time, lowest CPU slope first, never below a job's minimum: in case 1 only
+// while the victim loses less per CPU than the grant gains (its slope over the CPUs per device it
+// wants), in case 2 (`below_minimum`) whatever the slopes. Steps that did not make the placement
+// faster are undone, so no job pays a resize for CPUs nobody uses.
+std::optional<Fit> Engine::PlaceReclaimingCpus(size_t i, const TypeInfo& type, int devices,
+                                               double slope, bool below_minimum,
+                                               std::vector<Undo>& undo, Reclaimed& tally) {
+  Work& w = work_[i];
+  std::optional<Fit> best = PlaceGrowth(w, type.name, devices);
+  if (!engine_.cpus) return best;
+  const int want = w.cpu_adaptive ? IdealCpus(w, type) : w.s.cpus_per_device;
+  const double gain_per_cpu = slope / std::max(want, 1);
+  std::vector<size_t> refused;
+  std::vector<Undo> steps;  // CPU steps since the last improvement
+  int budget = kCpuReclaimSteps;
+  while ((!best || best->cpus_per_device < want) && budget-- > 0) {
+    std::optional<size_t> victim = LowestCpuSlopeOverMin(type.name, i, refused);
+    if (!victim) break;
+    if (!below_minimum && !(CpuShrinkSlope(work_[*victim]) < gain_per_cpu - kEpsilon)) break;
+    Fit fewer = Current(work_[*victim]);
+    fewer.cpus_per_device -= 1;
+    if (!SetFit(*victim, fewer, steps)) {
+      refused.push_back(*victim);
+      continue;
+    }
+    std::optional<Fit> retry = PlaceGrowth(w, type.name, devices);
+    if (retry && (!best || retry->speed > best->speed + kEpsilon)) {
+      best = retry;
+      tally.cpus += static_cast<int>(steps.size());
+      undo.insert(undo.end(), steps.begin(), steps.end());
+      steps.clear();
+    }
+  }
+  Rollback(steps);
+  return best;
+}
+
+// ScheduleJob (lines 9-35) for `devices` more devices of `type`: reclaimed as ReclaimDevices
+// says, then placed (taking CPUs as PlaceReclaimingCpus says). All or nothing.
+bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, bool below_minimum,
+                     const char* why) {
+  std::vector<Undo> undo;
+  Reclaimed tally;
+  ReclaimDevices(i, type, devices, slope, below_minimum, undo, tally);
+  Work& w = work_[i];
+  std::optional<Fit> next;
+  if (free_[type.name] >= devices) {
+    next = PlaceReclaimingCpus(i, type, devices, slope, below_minimum, undo, tally);
+  }
+  if (!next || !SetFit(i, *next, undo)) {
+    Rollback(undo);
+    return false;
+  }
+  std::vector<size_t> noted;  // one note per victim however many steps it gave
+  for (const Undo& step : undo) {
+    if (step.job == i || std::find(noted.begin(), noted.end(), step.job) != noted.end()) continue;
+    noted.push_back(step.job);
+    const Work& victim = work_[step.job];
+    const char* what = !victim.running() ? "preempted for "
+                       : DeviceCount(victim.s.allocation) < DeviceCount(step.allocation)
+                           ? "shrunk for "
+                           : "CPUs shrunk for ";
+    Note(step.job, what + w.s.id);
+  }
+  if (!w.was_running && !w.started) {
+    w.started = true;
+    w.type = type.name;
+  }
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "%s +%d %s (slope %.3g/device, %d reclaimed, %d preempted, %d CPU steps taken, "
+                "%d CPUs/device)",
+                why, devices, type.name.c_str(), slope, tally.devices, tally.preempted, tally.cpus,
+                w.s.cpus_per_device);
+  Note(i, text);
+  model::Shape shape = ShapeOf(cluster_, w.s.allocation, w.s);
+  if (shape.groups.size() > 1) {  // spread over device types: say how Eq. 1 placed the ESTs
+    model::EstPlan ests = model::PlanEsts(model::FedShape(w.s.profile, shape), w.s.profile.ests);
+    std::string placed = "ESTs per device";
+    for (size_t g = 0; g < shape.groups.size() && g < ests.ests_per_device.size(); ++g) {
+      std::snprintf(text, sizeof text, " %d on %d x C=%.2g", ests.ests_per_device[g],
+                    shape.groups[g].second, shape.groups[g].first);
+      placed += text;
+    }
+    Note(i, placed);
+  }
+  return true;
+}
+
+}  // namespace elastic::policy::rubick

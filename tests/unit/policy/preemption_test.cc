@@ -1,0 +1,137 @@
+// Rubick §5's preemption in rubick and elastic: hand-checked cases of who is shrunk to zero.
+#include <gtest/gtest.h>
+
+#include "scheduler/policy/rubick_policy.h"
+#include "tests/unit/policy/cluster_builder.h"
+
+namespace elastic::policy {
+namespace {
+
+JobState Job(const std::string& id, int min, int requested, double submit, double comm) {
+  JobState job;
+  job.id = id;
+  job.elastic = true;
+  job.min_devices = min;
+  job.requested_devices = requested;
+  job.max_devices = 4;
+  job.submit_time_s = submit;
+  job.profile = {4, comm};
+  job.expected_runtime_s = 10000;
+  return job;
+}
+
+void Place(ClusterState& cluster, JobState& job, int devices) {
+  job.allocation = {{0, devices}};
+  cluster.nodes[0].free_devices -= devices;
+  job.started_s = job.last_resize_s = 0;
+  job.expected_end_s = 1e6;
+  job.remaining_work = 1e6;
+}
+
+const Decision* Find(const PolicyOutput& out, const std::string& id) {
+  for (const Decision& decision : out.decisions) {
+    if (decision.job_id == id) return &decision;
+  }
+  return nullptr;
+}
+
+// One full 4-device node: best-effort jobs a (communication-heavy) and b (linear) hold 2 each, both
+// at their minimum of 2, so neither can shrink. Guaranteed g (tenant quota 4) arrives for 2.
+// minRes(g) = 2 (capability-1 devices on one node are as fast as the reference).
+// Preemption slopes = speed per device: a: 1/(1/2 + 0.05*2*(1/2))/2 = 0.909; b: 1.0. a goes.
+struct FullNode {
+  ClusterState cluster;
+  std::vector<JobState> jobs;
+  FullNode() {
+    AddNodes(cluster, 1, 4, "gpu", 1.0);
+    cluster.tenant_quota["t"] = 4;
+    jobs = {Job("a", 2, 2, 0, 0.05), Job("b", 2, 2, 1, 0.0), Job("g", 1, 2, 9000, 0.0)};
+    Place(cluster, jobs[0], 2);
+    Place(cluster, jobs[1], 2);
+    jobs[2].sla_class = SlaClass::kGuaranteed;
+    jobs[2].tenant = "t";
+  }
+};
+
+TEST(Preemption, GuaranteedJobPreemptsTheLowestSlopeBestEffortJob) {
+  for (const char* name : {"rubick", "elastic"}) {
+    FullNode c;
+    PolicyOutput out = MakePolicy(name).policy->Decide(c.cluster, c.jobs, 10000);
+    const Decision* a = Find(out, "a");
+    const Decision* g = Find(out, "g");
+    ASSERT_NE(a, nullptr) << name;
+    ASSERT_NE(g, nullptr) << name;
+    EXPECT_EQ(Find(out, "b"), nullptr) << name;
+    EXPECT_EQ(a->kind, DecisionKind::kPreempt) << name;
+    EXPECT_TRUE(a->allocation.empty()) << name;
+    EXPECT_NE(a->reason.find("preempted for g"), std::string::npos) << a->reason;
+    EXPECT_EQ(g->kind, DecisionKind::kStart) << name;
+    EXPECT_EQ(DeviceCount(g->allocation), 2) << name;
+    EXPECT_NE(g->reason.find("1 preempted"), std::string::npos) << g->reason;
+    // The preemption is applied before the start that needs its devices.
+    EXPECT_EQ(&out.decisions.front(), a) << name;
+  }
+}
+
+// Shrinking jobs above their minimum comes first: with a's minimum at 1 and g owed 1 device, a
+// gives one back and nobody is preempted.
+TEST(Preemption, ShrinkingAboveMinimumComesFirst) {
+  FullNode c;
+  c.jobs[0].min_devices = 1;
+  c.jobs[2].requested_devices = 1;  // minRes 1: a's spare device is enough
+  PolicyOutput out = RubickPolicy({}).Decide(c.cluster, c.jobs, 10000);
+  const Decision* a = Find(out, "a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->kind, DecisionKind::kResize);
+  EXPECT_EQ(DeviceCount(a->allocation), 1);
+  ASSERT_NE(Find(out, "g"), nullptr);
+  EXPECT_EQ(Find(out, "b"), nullptr);
+}
+
+TEST(Preemption, NeverGuaranteedRigidOrForABestEffortJob) {
+  {  // g without quota runs best-effort: it waits (not starving yet), nobody is preempted.
+    FullNode c;
+    c.cluster.tenant_quota.clear();
+    EXPECT_TRUE(RubickPolicy({}).Decide(c.cluster, c.jobs, 10000).decisions.empty());
+  }
+  {  // a and b guaranteed within quota (2 + 2 of 6): g cannot preempt them and waits.
+    FullNode c;
+    c.cluster.tenant_quota["t"] = 6;
+    for (int k : {0, 1}) {
+      c.jobs[k].sla_class = SlaClass::kGuaranteed;
+      c.jobs[k].tenant = "t";
+    }
+    EXPECT_TRUE(RubickPolicy({}).Decide(c.cluster, c.jobs, 10000).decisions.empty());
+  }
+  {  // a rigid: b is preempted instead, although its slope is higher.
+    FullNode c;
+    c.jobs[0].elastic = false;
+    PolicyOutput out = RubickPolicy({}).Decide(c.cluster, c.jobs, 10000);
+    ASSERT_NE(Find(out, "b"), nullptr);
+    EXPECT_EQ(Find(out, "b")->kind, DecisionKind::kPreempt);
+    EXPECT_EQ(Find(out, "a"), nullptr);
+  }
+  {  // The ablation switch: no preemption, g waits.
+    FullNode c;
+    PolicyOptions options;
+    options.preempt_best_effort = false;
+    EXPECT_TRUE(ElasticPolicy(options).Decide(c.cluster, c.jobs, 10000).decisions.empty());
+  }
+  {  // Rubick §5.3: a and b started 999 s ago, (999 - 30)/999 < 0.97: neither may be touched.
+    FullNode c;
+    for (int k : {0, 1}) c.jobs[k].started_s = 10000 - 999;
+    EXPECT_TRUE(RubickPolicy({}).Decide(c.cluster, c.jobs, 10000).decisions.empty());
+  }
+}
+
+// A job preempted in this round is not restarted in it (it returns to the queue).
+TEST(Preemption, PreemptedJobIsNotRestartedInTheSameRound) {
+  FullNode c;
+  PolicyOutput out = ElasticPolicy({}).Decide(c.cluster, c.jobs, 10000);
+  int decisions_for_a = 0;
+  for (const Decision& decision : out.decisions) decisions_for_a += decision.job_id == "a";
+  EXPECT_EQ(decisions_for_a, 1);
+}
+
+}  // namespace
+}  // namespace elastic::policy
