@@ -22,6 +22,8 @@ packages=(
   dataset-fashion-mnist
   # tools used by scripts and tests
   procps iproute2 python3
+  # security tests: strace (registry saves), systemd-analyze (the shipped unit file)
+  strace systemd
 )
 
 export DEBIAN_FRONTEND=noninteractive

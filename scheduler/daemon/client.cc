@@ -1,5 +1,12 @@
-// SendRequest over a UNIX-socket connection, with one deadline for the write and the reply.
+// SendRequest over a UNIX-socket connection served by root (or the caller), with one deadline for
+// the write and the reply.
 #include "scheduler/daemon/client.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -26,6 +33,20 @@ nlohmann::json SendRequest(const std::string& socket_path, CredentialCodec& code
   if (ec) {
     throw std::runtime_error("cannot reach elasticd at " + socket_path + ": " + ec.message() +
                              " (is elasticd running? see `systemctl status elasticd`)");
+  }
+  // Only root (elasticd) or the caller itself may answer: a socket another user managed to put
+  // at the path (a directory writable by others) would otherwise receive the credential — which
+  // it could replay to the real elasticd within its TTL — and could answer anything.
+  ucred peer{};
+  socklen_t length = sizeof peer;
+  if (getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) {
+    throw std::runtime_error("cannot tell who serves " + socket_path + ": " +
+                             std::strerror(errno));
+  }
+  if (peer.uid != 0 && peer.uid != geteuid()) {
+    throw std::runtime_error("refusing " + socket_path + ": it is served by uid " +
+                             std::to_string(peer.uid) + ", not by root (elasticd runs as root;"
+                             " check who can write the socket's directory)");
   }
   credential += '\n';
   // Asynchronous write and read under one deadline: a daemon stuck (or a peer that never

@@ -20,6 +20,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
+#include "scheduler/daemon/admins.h"
 #include "scheduler/daemon/checkpoint_cleanup.h"
 #include "scheduler/daemon/credential.h"
 #include "scheduler/daemon/daemon_cycle.h"
@@ -245,11 +246,8 @@ void LoadSavedRegistry(const DaemonConfig& config, DaemonState& state) {
     Log(LogLevel::kInfo, "registry restored: " + std::to_string(state.jobs.size()) +
                              " elastic job(s) from " + config.state_dir + "/registry.json");
   }
-  try {
-    state.admin_uids.insert(slurm::SlurmUserId());
-  } catch (const std::exception& e) {
-    Log(LogLevel::kWarn, std::string("SlurmUser unknown, only root is admin: ") + e.what());
-  }
+  const std::string warning = AddSlurmUser(state.admin_uids, [] { return slurm::SlurmUserId(); });
+  if (!warning.empty()) Log(LogLevel::kWarn, warning);
 }
 
 // One request line: authenticated here; answered at once, or after the worker's Slurm lookup of

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Where elasticd forks and writes to Slurm (docs/security.md U10), from the built binary and its
+# debug line table: its one `fork` call is DetachAfterStartup's (daemonising) and there is no
+# vfork/clone/daemon; its one `slurm_update_job` call is SetAdminComment's, whose descriptor sets
+# nothing but job_id and admin_comment. Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
+# Exit 77 (skipped) when the binary has no line table (a build without -g).
+set -euo pipefail
+bin=$1 src=$2
+fail() { echo "FAIL: $*"; exit 1; }
+command -v objdump >/dev/null && command -v addr2line >/dev/null || { echo "no binutils"; exit 77; }
+if nm -D --undefined-only "$bin" | awk '{print $2}' | sed 's/@.*//' |
+    grep -qxE '(vfork|clone|clone3|daemon|_Fork)'; then
+  fail "imports a process-creating call other than fork"
+fi
+# The source lines each call may come from: the one line in the named function's body.
+line_in() {  # FILE FUNCTION-START-REGEX CALL-REGEX
+  awk -v s="$2" -v c="$3" '$0 ~ s {inside=1} inside && $0 ~ c {print NR} inside && /^}/ {inside=0}' "$1"
+}
+check_calls() {  # SYMBOL FILE FUNCTION-REGEX
+  local symbol=$1 file=$2 function=$3 expected sites site where
+  expected=$(line_in "$src/$file" "$function" "[^\"a-z_]$symbol[(]")
+  [[ $(wc -w <<<"$expected") -eq 1 ]] || fail "$file: expected one $symbol( call in $function, found: $expected"
+  sites=$(objdump -d --no-show-raw-insn "$bin" | sed -n "s/^ *\([0-9a-f]*\):.*call.*<$symbol@plt>.*/\1/p")
+  [[ -n $sites ]] || fail "no call to $symbol in $bin"
+  [[ $(wc -w <<<"$sites") -eq 1 ]] || fail "$symbol is called from $(wc -w <<<"$sites") places: $sites"
+  for site in $sites; do
+    # The innermost frame (inlining included) of the call: file and line.
+    where=$(addr2line -i -e "$bin" "0x$site" | head -n1)
+    [[ $where != "??:"* ]] || { echo "no line table in $bin"; exit 77; }
+    [[ ${where%% *} == */$file:$expected ]] ||
+      fail "$symbol called at $where, not at $file:$expected ($function)"
+    echo "$symbol: one call, at $where"
+  done
+}
+check_calls fork scheduler/daemon/daemon.cc '^int DetachAfterStartup'
+check_calls slurm_update_job scheduler/slurm/slurm_client.cc '^std::string SetAdminComment'
+# SetAdminComment's descriptor: initialised by Slurm, then only job_id and admin_comment set.
+fields=$(awk '/^std::string SetAdminComment/ {inside=1} inside {print} inside && /^}/ {inside=0}' \
+  "$src/scheduler/slurm/slurm_client.cc" | grep -oE '\bdesc\.[a-z_]+' | sort -u | tr '\n' ' ')
+[[ $fields == "desc.admin_comment desc.job_id " ]] || fail "SetAdminComment sets: $fields"
+grep -q 'slurm_init_job_desc_msg(&desc)' "$src/scheduler/slurm/slurm_client.cc" ||
+  fail "SetAdminComment's descriptor is not initialised with slurm_init_job_desc_msg"
+echo "slurm_update_job's descriptor sets only: $fields"
