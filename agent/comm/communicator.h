@@ -33,6 +33,20 @@ class Communicator {
   // rank's `mine`, concatenated in rank order; `counts` receives each rank's length.
   virtual std::vector<std::uint8_t> AllGatherBytes(std::span<const std::uint8_t> mine,
                                                    std::vector<std::int64_t>& counts) = 0;
+  // Personalised exchange (MPI_Alltoallv): `send` holds this rank's message to rank 0, then to
+  // rank 1, ... back to back, `send_counts[q]` floats for rank q (size() entries). Returns what
+  // every rank sent to this one, concatenated in rank order; `recv_counts` receives each sender's
+  // length. Exact like AllGather: bytes move, nothing is combined, so ZeRO's reduce-scatter does
+  // its arithmetic in the caller's canonical order (agent/plan/zero_update.cc).
+  virtual std::vector<float> AllToAll(std::span<const float> send,
+                                      std::span<const std::int64_t> send_counts,
+                                      std::vector<std::int64_t>& recv_counts) = 0;
+  // Point-to-point, for pipeline stages (agent/plan/pipeline.h): queues `bytes` (copied) for rank
+  // `dest` and returns without waiting for the receiver, so two stages sending to each other
+  // cannot deadlock. Messages from one rank to another arrive in the order they were sent.
+  virtual void Send(std::span<const std::uint8_t> bytes, int dest) = 0;
+  // The next message from rank `source`, waiting for it.
+  virtual std::vector<std::uint8_t> Receive(int source) = 0;
   // Rank `root`'s bytes, delivered to every rank.
   virtual std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int root) = 0;
   virtual void Barrier() = 0;

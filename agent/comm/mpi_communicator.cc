@@ -3,7 +3,11 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <deque>
 #include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "agent/comm/communicator.h"
 
@@ -39,6 +43,7 @@ class MpiCommunicator final : public Communicator {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }
   ~MpiCommunicator() override {
+    WaitForSends();
     if (owns_mpi_) MPI_Finalize();
   }
 
@@ -53,6 +58,64 @@ class MpiCommunicator final : public Communicator {
   std::vector<std::uint8_t> AllGatherBytes(std::span<const std::uint8_t> mine,
                                            std::vector<std::int64_t>& counts) override {
     return AllGatherV(mine, MPI_BYTE, counts);
+  }
+
+  std::vector<float> AllToAll(std::span<const float> send,
+                              std::span<const std::int64_t> send_counts,
+                              std::vector<std::int64_t>& recv_counts) override {
+    if (send_counts.size() != static_cast<std::size_t>(size_)) {
+      throw std::invalid_argument("AllToAll: " + std::to_string(send_counts.size()) +
+                                  " send counts: expected one per rank (" + std::to_string(size_) +
+                                  ")");
+    }
+    std::vector<int> counts(size_), send_displs(size_);
+    std::int64_t sent = 0;
+    for (int q = 0; q < size_; ++q) {
+      counts[q] = ToInt(send_counts[q], "AllToAll");
+      send_displs[q] = ToInt(sent, "AllToAll");
+      sent += send_counts[q];
+    }
+    if (sent != static_cast<std::int64_t>(send.size())) {
+      throw std::invalid_argument("AllToAll: send counts add up to " + std::to_string(sent) +
+                                  ": expected the message length " + std::to_string(send.size()));
+    }
+    std::vector<int> in_counts(size_), in_displs(size_);
+    Check(MPI_Alltoall(counts.data(), 1, MPI_INT, in_counts.data(), 1, MPI_INT, MPI_COMM_WORLD),
+          "MPI_Alltoall(counts)");
+    std::int64_t total = 0;
+    recv_counts.assign(size_, 0);
+    for (int r = 0; r < size_; ++r) {
+      in_displs[r] = ToInt(total, "AllToAll");
+      recv_counts[r] = in_counts[r];
+      total += in_counts[r];
+    }
+    std::vector<float> received(static_cast<std::size_t>(total));
+    Check(MPI_Alltoallv(send.data(), counts.data(), send_displs.data(), MPI_FLOAT, received.data(),
+                        in_counts.data(), in_displs.data(), MPI_FLOAT, MPI_COMM_WORLD),
+          "MPI_Alltoallv");
+    return received;
+  }
+
+  void Send(std::span<const std::uint8_t> bytes, int dest) override {
+    ReapSends();
+    auto pending = std::make_unique<PendingSend>();
+    pending->bytes.assign(bytes.begin(), bytes.end());
+    Check(MPI_Isend(pending->bytes.data(), ToInt(static_cast<std::int64_t>(bytes.size()), "Send"),
+                    MPI_BYTE, dest, kPointToPointTag, MPI_COMM_WORLD, &pending->request),
+          "MPI_Isend");
+    sends_.push_back(std::move(pending));
+  }
+
+  std::vector<std::uint8_t> Receive(int source) override {
+    MPI_Status status;
+    Check(MPI_Probe(source, kPointToPointTag, MPI_COMM_WORLD, &status), "MPI_Probe");
+    int count = 0;
+    Check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(count));
+    Check(MPI_Recv(bytes.data(), count, MPI_BYTE, source, kPointToPointTag, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE),
+          "MPI_Recv");
+    return bytes;
   }
 
   std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int root) override {
@@ -72,6 +135,28 @@ class MpiCommunicator final : public Communicator {
   }
 
  private:
+  static constexpr int kPointToPointTag = 1;
+  // A message in flight: its buffer lives until MPI has taken it.
+  struct PendingSend {
+    std::vector<std::uint8_t> bytes;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+
+  // Frees the buffers of sends MPI has completed (oldest first, the order they complete in).
+  void ReapSends() {
+    while (!sends_.empty()) {
+      int done = 0;
+      Check(MPI_Test(&sends_.front()->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) return;
+      sends_.pop_front();
+    }
+  }
+
+  void WaitForSends() {
+    for (auto& pending : sends_) MPI_Wait(&pending->request, MPI_STATUS_IGNORE);
+    sends_.clear();
+  }
+
   // Every rank's `mine` (lengths may differ) concatenated in rank order, on every rank.
   template <typename T>
   std::vector<T> AllGatherV(std::span<const T> mine, MPI_Datatype type,
@@ -98,6 +183,7 @@ class MpiCommunicator final : public Communicator {
   int rank_ = 0;
   int size_ = 1;
   bool owns_mpi_ = false;
+  std::deque<std::unique_ptr<PendingSend>> sends_;
 };
 
 // Launched by mpirun or srun --mpi=pmix: the launcher's variables are there.

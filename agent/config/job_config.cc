@@ -74,6 +74,7 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   ReadChoice(reader, "train.determinism", &ParseDeterminism, t.determinism);
   ReadChoice(reader, "train.plan", &ParsePlan, t.plan);
   if (auto v = reader.Integer("train.threads", 1, kMaxThreads)) t.threads = *v;
+  if (auto v = reader.Integer("train.cpu_threads", 1, kMaxThreads)) t.cpu_threads = *v;
   if (auto v = reader.Integer("train.log_every", 0, kMaxInt)) t.log_every = *v;
   if (auto v = reader.Integer("train.step_timeout_s", 0, kMaxInt)) t.step_timeout_s = *v;
   if (auto v = reader.String("train.scaling")) {

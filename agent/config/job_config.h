@@ -44,6 +44,8 @@ inline constexpr std::int64_t kDefaultLogEvery = 10;
 inline constexpr std::int64_t kDefaultStepTimeoutS = 600;
 inline constexpr std::int64_t kDefaultCheckpointEverySteps = 0;
 inline constexpr std::int64_t kMaxThreads = 256;
+// Host threads that run ZeRO-Offload's optimizer update (Rubick's c); changes no bit.
+inline constexpr std::int64_t kDefaultCpuThreads = 1;
 
 // The shared data loaders of a rank (EasyScale §3.2): none of these change any result bit.
 inline constexpr std::int64_t kDefaultDataWorkers = 1;  // loader threads; 0 = in the trainer
@@ -79,6 +81,7 @@ struct JobConfig {
     Determinism determinism = kDefaultDeterminism;
     Plan plan = kDefaultPlan;
     std::int64_t threads = kDefaultThreads;     // intra-op threads; from config, never hardware
+    std::int64_t cpu_threads = kDefaultCpuThreads;  // zero-offload's host update threads (c)
     std::int64_t log_every = kDefaultLogEvery;  // progress line interval in steps; 0 = none
     std::int64_t step_timeout_s = kDefaultStepTimeoutS;  // stalled-peer watchdog; 0 = off
     Scaling scaling = kDefaultScaling;

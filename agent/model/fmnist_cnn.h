@@ -15,6 +15,10 @@ class FmnistCnn : public Model {
  public:
   FmnistCnn();
   torch::Tensor forward(const torch::Tensor& input) override;
+  // Four blocks: conv1 relu pool | conv2 relu pool | flatten fc1 relu dropout | fc2.
+  std::int64_t BlockCount() const override { return 4; }
+  torch::Tensor ForwardBlock(std::int64_t index, const torch::Tensor& input) override;
+  std::vector<torch::Tensor> BlockParameters(std::int64_t index) const override;
 
  private:
   torch::nn::Conv2d conv1_;

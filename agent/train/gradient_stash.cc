@@ -186,6 +186,12 @@ void GradientStash::ReduceAccumulatedRankOrder(Communicator& world, EstRange hos
   FoldIntoGradients(all.data(), world.size());
 }
 
+std::span<const float> GradientStash::CapturedSlot(std::int64_t est_id, std::int64_t begin,
+                                                   std::int64_t end) const {
+  RequireCaptured({est_id, est_id + 1});
+  return {flat_.data() + est_id * numel_ + begin, static_cast<std::size_t>(end - begin)};
+}
+
 std::string GradientStash::BucketMap() const {
   std::string map;
   for (std::size_t i = 0; i < params_.size(); ++i) {

@@ -23,6 +23,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,15 @@ class GradientStash {
   // not for W > 1 (float addition is not associative): the placement-dependent reduction d0
   // permits.
   void ReduceAccumulatedRankOrder(Communicator& world, EstRange hosted);
+
+  // --- ZeRO (agent/plan/sharded_update.cc): slots read in shards, reduced by the caller ---
+  // EST `est_id`'s captured slot, floats [begin, end). Throws TrainingError when it was not
+  // captured this step.
+  std::span<const float> CapturedSlot(std::int64_t est_id, std::int64_t begin,
+                                      std::int64_t end) const;
+  // The slots were consumed (reduced elsewhere): the next step starts afresh.
+  void ReleaseSlots() { ResetMarks(); }
+  std::int64_t slot_numel() const { return numel_; }
 
   // One line per parameter, "<name> <offset> <numel>", in slot order.
   std::string BucketMap() const;

@@ -14,6 +14,7 @@
 #include "agent/checkpoint/checkpoint_writer.h"
 #include "agent/comm/communicator.h"
 #include "agent/common/errors.h"
+#include "agent/plan/execution_plan.h"
 #include "agent/train/checkpoint_signals.h"
 #include "agent/train/step_watchdog.h"
 #include "agent/train/trainer.h"
@@ -234,6 +235,7 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
         << " lr=" << config.train.lr << " scaling=" << ToString(config.train.scaling)
         << " threads=" << config.train.threads
         << " determinism=" << ToString(config.train.determinism) << " isa=" << CpuKernelIsa()
+        << " plan=" << DescribeExecutionPlan(config, trainer.plan())
         << " steps=" << stop << std::endl;
   }
 

@@ -12,6 +12,8 @@
 
 #include "agent/common/errors.h"
 #include "agent/model/registry.h"
+#include "agent/plan/execution_plan.h"
+#include "agent/plan/grad_checkpoint.h"
 #include "agent/train/params_digest.h"
 #include "scheduler/common/toml_reader.h"
 
@@ -28,10 +30,6 @@ std::vector<EstContext> MakeHostedEsts(const JobConfig& config, EstRange hosted)
 
 // Returns `data` after checking the config can train on it (before SampleOrder relies on it).
 Dataset CheckRunnable(const JobConfig& config, Dataset data) {
-  if (config.train.plan != Plan::kAuto && config.train.plan != Plan::kDp) {
-    throw ConfigError("train.plan: plan \"" + std::string(ToString(config.train.plan)) +
-                      "\" is not implemented by this elastic-agent yet: expected auto or dp");
-  }
   if (config.train.global_batch > data.size()) {
     throw ConfigError("train.global_batch: " + std::to_string(config.train.global_batch) +
                       " is larger than the " + std::to_string(data.size()) +
@@ -123,9 +121,11 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
     : config_(config),
       owned_world_(std::move(owned_world)),
       world_(world != nullptr ? world : owned_world_.get()),
-      hosted_(HostedEsts(config.train.ests, world_->rank(), world_->size())),
+      plan_(ResolveExecutionPlan(config, world_->size())),
+      hosted_(HostedEstsUnder(plan_, config.train.ests, world_->rank(), world_->size())),
       data_(CheckRunnable(config, std::move(data))),
-      fold_locally_(world_->size() == 1 || config.train.determinism == Determinism::kD0),
+      fold_locally_(world_->size() == 1 || config.train.determinism == Determinism::kD0 ||
+                    plan_.pp > 1),
       queue_(MakeBatchQueue(config, data_, hosted_)),
       model_(MakeSeededModel(config)),
       ests_(MakeHostedEsts(config, hosted_)),
@@ -134,9 +134,41 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
   optimizer_ = std::make_unique<torch::optim::SGD>(
       model_->parameters(),
       torch::optim::SGDOptions(config.train.lr).momentum(config.train.momentum));
+  std::vector<ParameterShard> owners;  // empty: the sharded update splits by size
+  if (plan_.pp > 1) {
+    owners = StageShards(*model_, world_->size());
+    pipeline_ = std::make_unique<Pipeline>(*model_, *world_, stash_, config.train.ests);
+  }
+  update_ = MakeParameterUpdate(
+      plan_, UpdateContext{config_, *world_, hosted_, fold_locally_, stash_, *optimizer_,
+                           model_->parameters(), std::move(owners)});
 }
 
 double Trainer::RunStep() {
+  const std::vector<float> hosted_losses =
+      pipeline_
+          ? pipeline_->RunStep([this](std::int64_t est) { return queue_->Next(step_, est); }, ests_)
+          : RunHostedEsts();
+  // Every EST's loss on every rank, in EST-id order (contiguous blocks in rank order; under pp
+  // the last stage holds all of them).
+  std::vector<std::int64_t> counts;
+  const std::vector<float> losses = world_->AllGather(hosted_losses, counts);
+  double loss_sum = 0;
+  for (float est_loss : losses) loss_sum += est_loss;
+  const double loss = loss_sum / static_cast<double>(config_.train.ests);
+  // Stop before a diverged update reaches the parameters: every later step would be NaN too.
+  if (!std::isfinite(loss)) {
+    throw TrainingError("step " + std::to_string(step_ + 1) + ": loss is " + std::to_string(loss) +
+                        ": training diverged (try a smaller train.lr)");
+  }
+  update_->Step();
+  ++step_;
+  last_loss_ = loss;
+  return loss;
+}
+
+// The hosted ESTs one after another, each gradient folded or captured (the header says which).
+std::vector<float> Trainer::RunHostedEsts() {
   std::vector<float> hosted_losses;  // float32 losses, so the float is exact
   for (EstContext& est : ests_) {
     const MiniBatch batch = queue_->Next(step_, est.id);
@@ -153,39 +185,14 @@ double Trainer::RunStep() {
       stash_.Capture(est.id);
     }
   }
-  // Every EST's loss on every rank, in EST-id order (contiguous blocks in rank order).
-  std::vector<std::int64_t> counts;
-  const std::vector<float> losses = world_->AllGather(hosted_losses, counts);
-  double loss_sum = 0;
-  for (float est_loss : losses) loss_sum += est_loss;
-  const double loss = loss_sum / static_cast<double>(config_.train.ests);
-  // Stop before a diverged update reaches the parameters: every later step would be NaN too.
-  if (!std::isfinite(loss)) {
-    throw TrainingError("step " + std::to_string(step_ + 1) + ": loss is " + std::to_string(loss) +
-                        ": training diverged (try a smaller train.lr)");
-  }
-  ReduceGradients();
-  optimizer_->step();
-  ++step_;
-  last_loss_ = loss;
-  return loss;
-}
-
-void Trainer::ReduceGradients() {
-  if (config_.train.determinism == Determinism::kD0) {
-    stash_.ReduceAccumulatedRankOrder(*world_, hosted_);
-  } else if (fold_locally_) {
-    stash_.ReduceAccumulatedMean();  // W = 1: this rank folded all E ESTs in id order
-  } else {
-    stash_.ExchangeSlots(*world_, hosted_);
-    stash_.ReduceMeanIntoGradients();
-  }
+  return hosted_losses;
 }
 
 double Trainer::RunEst(EstContext& est, const MiniBatch& batch) {
   EstRngScope rng(est);
-  torch::Tensor loss =
-      torch::nn::functional::cross_entropy(model_->forward(batch.inputs), batch.targets);
+  torch::Tensor logits =
+      plan_.gc ? ForwardWithRecomputation(*model_, batch.inputs) : model_->forward(batch.inputs);
+  torch::Tensor loss = torch::nn::functional::cross_entropy(logits, batch.targets);
   loss.backward();
   return loss.item<double>();
 }

@@ -12,6 +12,14 @@
 // Determinism levels (docs/consistency.md): d1/d2 use the canonical EST-order reduction, d0 a
 // rank-order one whose bits depend on W.
 //
+// Execution plans (agent/plan/, docs/plans.md): train.plan picks how the step runs, each plan
+// bitwise equal to the EST baseline: dp and ga are the loop above (a = ceil(E/W) ESTs
+// accumulated per rank); gc recomputes block activations in the backward pass
+// (grad_checkpoint.h); zero-dp/zero-offload replace the exchange, fold and optimizer step with a
+// sharded ParameterUpdate (parameter_update.h); pp runs the ESTs through pipeline stages
+// (pipeline.h), each stage updating its own parameters. The plan is chosen per generation and is
+// not part of the checkpoint's compatibility: any plan resumes any checkpoint.
+//
 // Checkpoints (trainer_state.cc): SaveState/RestoreState move everything a step depends on
 // (parameters, optimizer state, progress, the EST contexts, the bucket map, the loader queue)
 // through named records of the torch-free container in agent/checkpoint/, so a resumed run
@@ -36,9 +44,12 @@
 #include "agent/data/batch_queue.h"
 #include "agent/data/dataset.h"
 #include "agent/model/model.h"
+#include "agent/plan/parameter_update.h"
+#include "agent/plan/pipeline.h"
 #include "agent/train/est_context.h"
 #include "agent/train/est_placement.h"
 #include "agent/train/gradient_stash.h"
+#include "scheduler/perf/plan.h"
 
 namespace elastic::agent {
 
@@ -58,11 +69,15 @@ class Trainer {
  public:
   // Builds the model from torch::manual_seed(train.seed), the hosted ESTs and the optimizer.
   // Calls ConfigureTorchRuntime. Throws ConfigError when the dataset is smaller than one global
-  // batch, for more ranks than ESTs and for plans this agent cannot run yet.
+  // batch, for more ranks than ESTs, for plans this agent cannot run (tp, burst) and for pp on
+  // more ranks than the model has blocks.
   // REQUIRES: `config` came from LoadJobConfig; every rank of `world` constructs one.
   Trainer(const JobConfig& config, Dataset data, Communicator& world);
   // A world of one rank hosting every EST.
   Trainer(const JobConfig& config, Dataset data);
+  // The parameter update refers to this trainer's members: a Trainer stays where it was built.
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
 
   // Collective. Trains one step and returns its loss (the mean cross-entropy over the global
   // batch, the same on every rank).
@@ -75,10 +90,12 @@ class Trainer {
   double last_loss() const { return last_loss_; }  // of the latest step; 0 before the first
   std::string ParamsSha256() const;
   const Model& model() const { return *model_; }
+  const perf::ExecutionPlan& plan() const { return plan_; }
 
   // What a checkpoint of this run is valid for: model, ests, global_batch, lr, momentum, seed,
-  // determinism, plan, threads, the training-set size and every parameter's name and shape.
-  // train.steps is not in it: a finished run may be resumed with more steps.
+  // determinism, threads, the training-set size and every parameter's name and shape.
+  // train.steps is not in it: a finished run may be resumed with more steps; nor is the plan
+  // (issue 8: any plan resumes any checkpoint; the "progress" record names the writer's plan).
   Fingerprint CheckpointFingerprint() const;
 
   // Collective: every rank calls it after the same step. Gathers every EST's context from the
@@ -97,23 +114,26 @@ class Trainer {
  private:
   Trainer(const JobConfig& config, Dataset data, Communicator* world,
           std::unique_ptr<Communicator> owned_world);
+  std::vector<float> RunHostedEsts();
   double RunEst(EstContext& est, const MiniBatch& batch);
-  void ReduceGradients();
   std::string GatherLoaderRecord();
   void RestoreLoader(const CheckpointReader& checkpoint);
 
   JobConfig config_;
   std::unique_ptr<Communicator> owned_world_;  // only for the single-process constructor
   Communicator* world_;
+  perf::ExecutionPlan plan_;  // this generation's plan (agent/plan/execution_plan.h)
   EstRange hosted_;
   Dataset data_;
-  // W = 1 or d0: gradients fold in place as the ESTs run; else per-EST slots are exchanged.
+  // W = 1, d0 or pp: gradients fold in place as the ESTs run; else per-EST slots are exchanged.
   bool fold_locally_;
   std::unique_ptr<BatchQueue> queue_;
   std::shared_ptr<Model> model_;
   std::vector<EstContext> ests_;  // the ESTs this rank hosts (hosted_), in id order
   GradientStash stash_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;  // sharded plans: only a checkpoint container
+  std::unique_ptr<Pipeline> pipeline_;            // pp on several ranks, else null
+  std::unique_ptr<ParameterUpdate> update_;
   std::int64_t step_ = 0;
   double last_loss_ = 0;
 };

@@ -10,6 +10,7 @@
 #include "agent/checkpoint/checkpoint_reader.h"
 #include "agent/checkpoint/checkpoint_writer.h"
 #include "agent/common/errors.h"
+#include "agent/plan/execution_plan.h"
 #include "agent/train/trainer.h"
 #include "scheduler/common/toml_reader.h"
 
@@ -67,9 +68,20 @@ void LoadArchive(const CheckpointReader& checkpoint, const char* record, const L
   }
 }
 
-// "progress" is text, one key=value a line: step=<completed steps>, loss=<last step's loss>.
-std::string ProgressText(std::int64_t step, double loss) {
-  return "step=" + std::to_string(step) + "\nloss=" + ExactDouble(loss) + "\n";
+// "progress" is text, one key=value a line: step=<completed steps>, loss=<last step's loss>,
+// plan=<the writer's plan> (information only: any plan resumes any checkpoint).
+std::string ProgressText(std::int64_t step, double loss, const std::string& plan) {
+  return "step=" + std::to_string(step) + "\nloss=" + ExactDouble(loss) + "\nplan=" + plan + "\n";
+}
+
+// Checkpoints written before issue 8 carry fingerprint.plan; the plan no longer decides whether
+// a checkpoint resumes, so it is left out of the comparison.
+Fingerprint WithoutPlan(const Fingerprint& fingerprint) {
+  Fingerprint kept;
+  for (const auto& [key, value] : fingerprint.entries()) {
+    if (key != "plan") kept.Add(key, value);
+  }
+  return kept;
 }
 
 struct Progress {
@@ -116,7 +128,6 @@ Fingerprint Trainer::CheckpointFingerprint() const {
   fingerprint.Add("momentum", ExactDouble(config_.train.momentum));
   fingerprint.Add("seed", std::to_string(config_.train.seed));
   fingerprint.Add("determinism", std::string(ToString(config_.train.determinism)));
-  fingerprint.Add("plan", std::string(ToString(config_.train.plan)));
   fingerprint.Add("threads", std::to_string(config_.train.threads));
   // The sample order is a permutation of the training set: another size, another order.
   fingerprint.Add("samples", std::to_string(data_.size()));
@@ -150,17 +161,20 @@ void Trainer::SaveState(CheckpointWriter* writer) {
   }
   std::vector<std::int64_t> counts;
   const std::vector<std::uint8_t> all = world_->AllGatherBytes(mine, counts);
-  const std::size_t state_size = static_cast<std::size_t>(ests_.front().rng_state.numel());
-  if (all.size() != static_cast<std::size_t>(config_.train.ests) * state_size) {
+  // Every context has one size; a rank may host none (pipeline stages after the first).
+  const std::size_t state_size = all.size() / static_cast<std::size_t>(config_.train.ests);
+  if (all.size() != static_cast<std::size_t>(config_.train.ests) * state_size || state_size == 0) {
     throw TrainingError("checkpoint: gathered " + std::to_string(all.size()) +
                         " bytes of EST contexts: expected " + std::to_string(config_.train.ests) +
                         " x " + std::to_string(state_size));
   }
   std::string loader = GatherLoaderRecord();
+  std::string optimizer = update_->OptimizerArchive(/*primary=*/writer != nullptr);
   if (writer == nullptr) return;
   writer->Add(kParamsRecord, ArchiveBytes([this](auto& archive) { model_->save(archive); }));
-  writer->Add(kOptimizerRecord, ArchiveBytes([this](auto& archive) { optimizer_->save(archive); }));
-  writer->Add(kProgressRecord, ProgressText(step_, last_loss_));
+  writer->Add(kOptimizerRecord, std::move(optimizer));
+  writer->Add(kProgressRecord,
+              ProgressText(step_, last_loss_, DescribeExecutionPlan(config_, plan_)));
   writer->Add(kBucketMapRecord, stash_.BucketMap());
   writer->Add(std::string(kLoaderRecordName), std::move(loader));
   for (std::int64_t id = 0; id < config_.train.ests; ++id) {
@@ -203,7 +217,8 @@ void Trainer::RestoreLoader(const CheckpointReader& checkpoint) {
 }
 
 void Trainer::RestoreState(const CheckpointReader& checkpoint) {
-  if (std::string mismatch = DescribeMismatch(checkpoint.fingerprint(), CheckpointFingerprint());
+  if (std::string mismatch =
+          DescribeMismatch(WithoutPlan(checkpoint.fingerprint()), CheckpointFingerprint());
       !mismatch.empty()) {
     throw ConfigError("checkpoint " + checkpoint.path().string() + ": cannot resume: " + mismatch);
   }
@@ -236,6 +251,7 @@ void Trainer::RestoreState(const CheckpointReader& checkpoint) {
   // and the gradient stash keep referring to them.
   LoadArchive(checkpoint, kParamsRecord, [this](auto& archive) { model_->load(archive); });
   LoadArchive(checkpoint, kOptimizerRecord, [this](auto& archive) { optimizer_->load(archive); });
+  update_->AdoptLoadedOptimizerState();
   for (std::size_t i = 0; i < ests_.size(); ++i) ests_[i].rng_state = rng_states[i];
   step_ = progress.step;
   last_loss_ = progress.loss;

@@ -63,6 +63,7 @@ TEST_F(JobConfigTest, DefaultsArePinned) {
   EXPECT_EQ(c.train.determinism, Determinism::kD1);
   EXPECT_EQ(c.train.plan, Plan::kAuto);
   EXPECT_EQ(c.train.threads, 1);
+  EXPECT_EQ(c.train.cpu_threads, 1);
   EXPECT_EQ(c.train.log_every, 10);
   EXPECT_EQ(c.train.step_timeout_s, 600);
   EXPECT_EQ(c.train.scaling, Scaling::kEst);
@@ -80,7 +81,7 @@ TEST_F(JobConfigTest, ReadsEveryKey) {
   JobConfig c = Parse("[model]\nname = \"fmnist_cnn\"\n" + DataLine() +
                       "[train]\nests = 8\nglobal_batch = 64\nlr = 0.1\nmomentum = 0.5\nseed = 7\n"
                       "steps = 30\ndeterminism = \"statistical\"\nplan = \"tp\"\nthreads = 2\n"
-                      "log_every = 0\nstep_timeout_s = 0\n"
+                      "cpu_threads = 3\nlog_every = 0\nstep_timeout_s = 0\n"
                       "[checkpoint]\ndir = \"ckpt\"\nevery_steps = 5\n");
   EXPECT_EQ(c.train.ests, 8);
   EXPECT_EQ(c.train.global_batch, 64);
@@ -92,6 +93,7 @@ TEST_F(JobConfigTest, ReadsEveryKey) {
   EXPECT_EQ(c.train.determinism, Determinism::kStatistical);
   EXPECT_EQ(c.train.plan, Plan::kTp);
   EXPECT_EQ(c.train.threads, 2);
+  EXPECT_EQ(c.train.cpu_threads, 3);
   EXPECT_EQ(c.train.log_every, 0);
   EXPECT_EQ(c.train.step_timeout_s, 0);
   EXPECT_EQ(c.checkpoint.dir, (dir_.path() / "ckpt").string());  // relative to the config
@@ -232,6 +234,10 @@ TEST_F(JobConfigTest, InvalidInputs) {
        "threads = 257\n",
        {},
        "job.toml:4: train.threads: invalid value 257: expected an integer from 1 to 256"},
+      {"zero cpu_threads",
+       "cpu_threads = 0\n",
+       {},
+       "job.toml:4: train.cpu_threads: invalid value 0: expected an integer from 1 to 256"},
       {"zero steps",
        "steps = 0\n",
        {},

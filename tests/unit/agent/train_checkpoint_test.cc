@@ -261,6 +261,43 @@ TEST(TrainCheckpoint, IncompatibleConfigIsRefusedNamingTheDifference) {
   EXPECT_THROW(Train(config, 1), UsageError);
 }
 
+// Issue 8: the plan is chosen per generation and any plan resumes any checkpoint, also one
+// written before the plan left the fingerprint (it carried fingerprint.plan then).
+TEST(TrainCheckpoint, AnyPlanResumesAnyCheckpoint) {
+  elastic::testing::TempDir dir;
+  JobConfig switched = SmallJob(dir.path(), "switched");
+  std::string hash;
+  for (auto [plan, until] : {std::pair{Plan::kZeroOffload, 3}, {Plan::kDp, 5}, {Plan::kGc, 8},
+                             {Plan::kZeroDp, 10}, {Plan::kGa, 12}}) {
+    switched.train.plan = plan;
+    hash = Train(switched, until).outcome.params_sha256;
+  }
+  JobConfig whole = SmallJob(dir.path(), "whole");
+  EXPECT_EQ(hash, Train(whole).outcome.params_sha256);
+  const auto newest = CheckpointReader::Open(ListCheckpoints(switched.checkpoint.dir)[0].path);
+  EXPECT_NE(newest.Get("progress").find("\nplan=ga(dp=1+ga=4)\n"), std::string::npos)
+      << newest.Get("progress");
+  EXPECT_FALSE(newest.fingerprint().Find("plan").has_value());
+
+  // A checkpoint as an older agent wrote it, with fingerprint.plan, resumes under another plan.
+  const fs::path path = ListCheckpoints(whole.checkpoint.dir)[0].path;
+  const CheckpointReader reader = CheckpointReader::Open(path);
+  Fingerprint with_plan;
+  for (const auto& [key, value] : reader.fingerprint().entries()) {
+    with_plan.Add(key, value);
+    if (key == "determinism") with_plan.Add("plan", "auto");
+  }
+  CheckpointWriter writer(with_plan);
+  for (const std::string& name : reader.Names()) writer.Add(name, reader.Get(name));
+  fs::remove(path);
+  writer.Commit(whole.checkpoint.dir, 12);
+  whole.train.plan = Plan::kZeroDp;
+  whole.train.steps = 13;
+  switched.train.plan = Plan::kDp;
+  switched.train.steps = 13;
+  EXPECT_EQ(Train(whole).outcome.params_sha256, Train(switched).outcome.params_sha256);
+}
+
 TEST(TrainCheckpoint, EveryStepsWritesAndKeepsTheTwoNewest) {
   elastic::testing::TempDir dir;
   JobConfig config = SmallJob(dir.path());

@@ -13,6 +13,8 @@
 #include "agent/comm/communicator.h"
 #include "agent/common/errors.h"
 #include "agent/common/sha256.h"
+#include "agent/model/registry.h"
+#include "agent/plan/grad_checkpoint.h"
 #include "agent/train/est_context.h"
 #include "agent/train/gradient_stash.h"
 #include "agent/train/params_digest.h"
@@ -84,11 +86,70 @@ TEST(Trainer, LossFallsOnLearnableData) {
 
 TEST(Trainer, RejectsWhatItCannotRun) {
   JobConfig config = SmallConfig(1);
-  config.train.plan = Plan::kPp;
+  config.train.plan = Plan::kTp;
+  config.train.determinism = Determinism::kStatistical;
   EXPECT_THROW(Trainer(config, SyntheticData()), ConfigError);
   config = SmallConfig(1);
   config.train.global_batch = 512;
   EXPECT_THROW(Trainer(config, SyntheticData()), ConfigError);
+}
+
+// Every bitwise-safe plan on one rank: GC's recomputation and the sharded update's own SGD step
+// (one shard holding everything, on the training thread or on c host threads) give the DP bits.
+// (W > 1: tests/integration/plan_consistency_test.cc.)
+TEST(Trainer, EveryBitwiseSafePlanGivesTheDpBits) {
+  JobConfig config = SmallConfig(1);
+  config.train.plan = Plan::kDp;
+  const std::string dp = TrainedSha(config, 5);
+  for (Plan plan : {Plan::kGa, Plan::kGc, Plan::kZeroDp, Plan::kZeroOffload, Plan::kPp}) {
+    config.train.plan = plan;
+    EXPECT_EQ(TrainedSha(config, 5), dp) << ToString(plan);
+  }
+  config.train.cpu_threads = 3;
+  EXPECT_EQ(TrainedSha(config, 5), dp) << "zero-offload, 3 host threads";
+  config.train.momentum = 0;  // no momentum buffers: the update's other branch
+  const std::string plain = TrainedSha(config, 3);
+  config.train.plan = Plan::kDp;
+  EXPECT_EQ(TrainedSha(config, 3), plain);
+}
+
+// Finds a node of the autograd graph below `root` whose name contains `name`.
+bool GraphHasNode(const std::shared_ptr<torch::autograd::Node>& root, const std::string& name) {
+  std::vector<std::shared_ptr<torch::autograd::Node>> todo{root};
+  while (!todo.empty()) {
+    std::shared_ptr<torch::autograd::Node> node = todo.back();
+    todo.pop_back();
+    if (!node) continue;
+    if (node->name().find(name) != std::string::npos) return true;
+    for (const torch::autograd::Edge& edge : node->next_edges()) todo.push_back(edge.function);
+  }
+  return false;
+}
+
+TEST(GradientCheckpointing, RecomputesBlocksAndGivesThePlainGradientsAndStream) {
+  torch::manual_seed(3);
+  std::shared_ptr<Model> model = MakeModel("fmnist_cnn");
+  model->train();  // dropout on: the recomputation must replay its mask
+  const torch::Tensor input = torch::randn({6, 1, 28, 28});
+  const torch::Tensor targets = torch::tensor({0, 1, 2, 3, 4, 5}, torch::kInt64);
+  auto run = [&](bool gc) {
+    model->zero_grad(/*set_to_none=*/true);
+    torch::manual_seed(11);
+    torch::Tensor logits = gc ? ForwardWithRecomputation(*model, input) : model->forward(input);
+    torch::Tensor loss = torch::nn::functional::cross_entropy(logits, targets);
+    EXPECT_EQ(GraphHasNode(loss.grad_fn(), "RecomputedBlock"), gc);
+    loss.backward();
+    std::vector<torch::Tensor> grads;
+    for (const torch::Tensor& param : model->parameters()) grads.push_back(param.grad().clone());
+    grads.push_back(torch::rand({4}));  // where the default stream stands afterwards
+    return grads;
+  };
+  const std::vector<torch::Tensor> plain = run(false);
+  const std::vector<torch::Tensor> recomputed = run(true);
+  ASSERT_EQ(plain.size(), recomputed.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_TRUE(torch::equal(plain[i], recomputed[i])) << "tensor " << i;
+  }
 }
 
 TEST(Trainer, DivergenceStopsWithATrainingError) {
@@ -210,6 +271,13 @@ class FakeWorld final : public Communicator {
                                            std::vector<std::int64_t>& counts) override {
     counts.assign(1, static_cast<std::int64_t>(mine.size()));
     return {mine.begin(), mine.end()};
+  }
+  void Send(std::span<const std::uint8_t>, int) override {}
+  std::vector<std::uint8_t> Receive(int) override { return {}; }
+  std::vector<float> AllToAll(std::span<const float> send, std::span<const std::int64_t>,
+                              std::vector<std::int64_t>& recv_counts) override {
+    recv_counts.assign(1, static_cast<std::int64_t>(send.size()));
+    return {send.begin(), send.end()};
   }
   std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int) override {
     return bytes;

@@ -1,0 +1,60 @@
+// ResolveExecutionPlan: train.plan and the world size into an ExecutionPlan.
+#include "agent/plan/execution_plan.h"
+
+#include "agent/train/est_placement.h"
+#include "scheduler/common/toml_reader.h"
+
+namespace elastic::agent {
+
+perf::ExecutionPlan ResolveExecutionPlan(const JobConfig& config, int world_size) {
+  perf::ExecutionPlan plan;
+  plan.dp = world_size;
+  // Every rank folds its hosted ESTs' gradients before the step's update: gradient
+  // accumulation over a = ceil(E / W) micro-batches (the most any rank hosts).
+  plan.ga_steps = static_cast<int>((config.train.ests + world_size - 1) / world_size);
+  switch (config.train.plan) {
+    case Plan::kAuto:
+    case Plan::kDp:
+    case Plan::kGa:
+      break;
+    case Plan::kGc:
+      plan.gc = true;
+      break;
+    case Plan::kZeroOffload:
+      plan.offload = true;
+      plan.cpu_threads = static_cast<int>(config.train.cpu_threads);
+      [[fallthrough]];
+    case Plan::kZeroDp:
+      plan.zero_stage = 2;
+      break;
+    case Plan::kPp:
+      if (world_size > 1) {
+        plan.dp = 1;
+        plan.pp = world_size;
+        plan.ga_steps = 1;  // under PP the micro-batches are the accumulation (perf/plan.h)
+        plan.micro_batches = static_cast<int>(config.train.ests);
+      }
+      break;
+    case Plan::kTp:
+    case Plan::kBurst:
+      throw ConfigError("train.plan: plan \"" + std::string(ToString(config.train.plan)) +
+                        "\" is not implemented by this elastic-agent yet: expected auto, dp, ga, "
+                        "gc, zero-dp, zero-offload or pp");
+  }
+  return plan;
+}
+
+EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int rank, int ranks) {
+  if (plan.pp > 1) return rank == 0 ? EstRange{0, ests} : EstRange{ests, ests};
+  return HostedEsts(ests, rank, ranks);
+}
+
+Plan RunPlanWord(const JobConfig& config) {
+  return config.train.plan == Plan::kAuto ? Plan::kDp : config.train.plan;
+}
+
+std::string DescribeExecutionPlan(const JobConfig& config, const perf::ExecutionPlan& plan) {
+  return std::string(ToString(RunPlanWord(config))) + "(" + perf::Describe(plan) + ")";
+}
+
+}  // namespace elastic::agent

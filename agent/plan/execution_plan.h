@@ -1,0 +1,36 @@
+// Which execution plan (Rubick §3) one generation of `elastic-agent train` runs: train.plan
+// (overridden by SLURM_ELASTIC_PLAN, which the supervisor sets on each relaunch) resolved for the
+// generation's world size into scheduler/perf's ExecutionPlan. Torch-free.
+// Errors: ConfigError (scheduler/common/toml_reader.h) for a plan this agent cannot run.
+#pragma once
+
+#include <string>
+
+#include "agent/common/est_range.h"
+#include "agent/config/job_config.h"
+#include "scheduler/perf/plan.h"
+
+namespace elastic::agent {
+
+// The plan this generation runs on `world_size` ranks: d = world_size replicas (or shards),
+// a = ceil(E / W) ESTs time-sliced per rank (the EST runtime's gradient accumulation, so `ga`
+// is the EST runtime made explicit, not new machinery), GC, ZeRO stage 2, offload with
+// train.cpu_threads host threads; pp: W pipeline stages (dp = 1) with the E ESTs as micro-batches
+// (on one rank pp is dp). `auto` runs dp (the supervisor resolves auto through the planner
+// before it relaunches). Throws ConfigError for tp and burst, which this agent does not
+// implement, naming the plans it does.
+// REQUIRES: 1 <= world_size <= train.ests (the trainer checks it first).
+perf::ExecutionPlan ResolveExecutionPlan(const JobConfig& config, int world_size);
+
+// The ESTs rank `rank` of `ranks` hosts under `plan` (their data, streams and loader state):
+// the EST placement (est_placement.h), except under PP, where stage 0 feeds every EST into the
+// pipeline and the other stages host none.
+EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int rank, int ranks);
+
+// The plan word this generation runs: train.plan, with auto as dp.
+Plan RunPlanWord(const JobConfig& config);
+
+// For the start line: "zero-dp(dp=3+ga=3+zero-2)": the plan word and perf::Describe.
+std::string DescribeExecutionPlan(const JobConfig& config, const perf::ExecutionPlan& plan);
+
+}  // namespace elastic::agent

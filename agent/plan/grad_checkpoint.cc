@@ -1,0 +1,108 @@
+// ForwardWithRecomputation: a custom autograd Function that reruns a block in the backward pass.
+#include "agent/plan/grad_checkpoint.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
+
+#include <mutex>
+#include <vector>
+
+#include "agent/model/model.h"
+
+namespace elastic::agent {
+namespace {
+
+torch::Tensor DefaultGeneratorState() {
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get_state();
+}
+
+void SetDefaultGeneratorState(const torch::Tensor& state) {
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+}
+
+// What the backward pass needs to run a block again: which block of which model, and the
+// default generator's state when the block first ran (the EST's stream, EstRngScope).
+struct BlockCall : torch::CustomClassHolder {
+  BlockCall(Model* m, std::int64_t i) : model(m), index(i) {}
+  Model* model;
+  std::int64_t index;
+  torch::Tensor rng_state;
+};
+
+// While alive, the default generator replays `state`; afterwards it continues from where it was.
+class RngReplay {
+ public:
+  explicit RngReplay(const torch::Tensor& state) : resume_(DefaultGeneratorState()) {
+    SetDefaultGeneratorState(state);
+  }
+  ~RngReplay() { SetDefaultGeneratorState(resume_); }
+  RngReplay(const RngReplay&) = delete;
+  RngReplay& operator=(const RngReplay&) = delete;
+
+ private:
+  torch::Tensor resume_;
+};
+
+class RecomputedBlock : public torch::autograd::Function<RecomputedBlock> {
+ public:
+  // Function::apply runs this with grad mode off: the block keeps no activations. The block's
+  // parameters are inputs only so that the graph has edges to them (a first block, whose input
+  // is data, would otherwise never be reached by the backward pass).
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& input,
+                               at::TensorList params, const c10::intrusive_ptr<BlockCall>& call) {
+    call->rng_state = DefaultGeneratorState();
+    ctx->save_for_backward({input});
+    ctx->saved_data["call"] = c10::IValue::make_capsule(call);
+    (void)params;
+    return call->model->ForwardBlock(call->index, input);
+  }
+
+  // Gradients for (input, params..., call): the block rerun with grad enabled on a detached copy
+  // of its input, then differentiated with the incoming gradient.
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_outputs) {
+    auto call = c10::static_intrusive_pointer_cast<BlockCall>(ctx->saved_data["call"].toCapsule());
+    const torch::Tensor input = ctx->get_saved_variables()[0];
+    const bool input_grad = ctx->needs_input_grad(0);
+    // Without GC the first block's input (data) needs no gradient and its kernels skip that
+    // output; requires_grad only where the plain graph had it keeps the same kernels.
+    torch::Tensor x = input.detach().requires_grad_(input_grad);
+    torch::Tensor out;
+    {
+      RngReplay replay(call->rng_state);
+      torch::AutoGradMode enable(true);
+      out = call->model->ForwardBlock(call->index, x);
+    }
+    const std::vector<torch::Tensor> params = call->model->BlockParameters(call->index);
+    std::vector<torch::Tensor> wrt;
+    if (input_grad) wrt.push_back(x);
+    wrt.insert(wrt.end(), params.begin(), params.end());
+    std::vector<torch::Tensor> grads = torch::autograd::grad(
+        {out}, wrt, {grad_outputs[0]}, /*retain_graph=*/false, /*create_graph=*/false,
+        /*allow_unused=*/true);
+    torch::autograd::variable_list result;
+    result.push_back(input_grad ? grads[0] : torch::Tensor());
+    result.insert(result.end(), grads.begin() + (input_grad ? 1 : 0), grads.end());
+    result.emplace_back();  // `call` is not a tensor
+    return result;
+  }
+};
+
+}  // namespace
+
+torch::Tensor ForwardWithRecomputation(Model& model, const torch::Tensor& input) {
+  torch::Tensor x = input;
+  const std::int64_t last = model.BlockCount() - 1;
+  for (std::int64_t block = 0; block < last; ++block) {
+    const std::vector<torch::Tensor> params = model.BlockParameters(block);
+    x = RecomputedBlock::apply(x, at::TensorList(params),
+                               c10::make_intrusive<BlockCall>(&model, block));
+  }
+  return model.ForwardBlock(last, x);
+}
+
+}  // namespace elastic::agent
