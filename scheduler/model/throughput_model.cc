@@ -45,8 +45,10 @@ std::optional<double> DeviceCapability(std::string_view device_type) {
 
 std::string_view DeviceTypeChoices() { return "gpu, v100, p100, t4, a100, h100, h200"; }
 
-EstPlan PlanEsts(const Shape& shape, int ests) {
-  EstPlan plan;
+namespace {
+
+// PlanEsts' f_overload (Eq. 1b), without the per-group plan; 0 if the shape has no devices.
+double OverloadFactor(const Shape& shape, int ests) {
   int devices = 0;
   double slowest_one_est = 0.0;  // f_overload when every device holds one EST
   for (const auto& [capability, count] : shape.groups) {
@@ -54,7 +56,7 @@ EstPlan PlanEsts(const Shape& shape, int ests) {
     devices += count;
     slowest_one_est = std::max(slowest_one_est, 1.0 / capability);
   }
-  if (devices == 0) return plan;
+  if (devices == 0) return 0.0;
   ests = std::max(ests, 1);
   double f = slowest_one_est;
   // Eq. 1a needs nEST >= maxP. Every A_i is >= 1, so with devices >= maxP the step time is the
@@ -76,6 +78,16 @@ EstPlan PlanEsts(const Shape& shape, int ests) {
     }
     f = best_f;
   }
+  return f;
+}
+
+}  // namespace
+
+EstPlan PlanEsts(const Shape& shape, int ests) {
+  EstPlan plan;
+  const double f = OverloadFactor(shape, ests);
+  if (f == 0.0) return plan;
+  ests = std::max(ests, 1);
   for (const auto& [capability, count] : shape.groups) {
     long per_device = static_cast<long>(std::floor(f * capability + 1e-9));
     plan.ests_per_device.push_back(count > 0 ? static_cast<int>(std::max(1L, per_device)) : 0);
@@ -86,7 +98,8 @@ EstPlan PlanEsts(const Shape& shape, int ests) {
 }
 
 double EasyScaleComputeRate(const Shape& shape, int ests) {
-  return PlanEsts(shape, ests).compute_rate;
+  const double f = OverloadFactor(shape, ests);  // PlanEsts' rate without building its plan
+  return f == 0.0 ? 0.0 : std::max(ests, 1) / f;
 }
 
 Shape FedShape(const JobProfile& profile, const Shape& shape) {
@@ -129,7 +142,10 @@ constexpr double kDefaultOffloadThreads = 8.0;
 
 double PlanSpeedup(const JobProfile& profile, Plan plan, const Shape& shape,
                    const Environment& env) {
-  double compute = EasyScaleComputeRate(FedShape(profile, shape), profile.ests);
+  // FedShape copies the shape; skip the copy when CPUs do not bound the job (same shape).
+  const bool fed = profile.cpu_need > 0.0 && shape.cpus_per_device > 0.0;
+  double compute = fed ? EasyScaleComputeRate(FedShape(profile, shape), profile.ests)
+                       : EasyScaleComputeRate(shape, profile.ests);
   if (compute <= 0.0) return 0.0;
   int devices = 0;
   for (const auto& group : shape.groups) devices += group.second;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "scheduler/policy/rubick_policy.h"
 
@@ -144,11 +145,27 @@ int Engine::IdealCpus(const Work& w, const TypeInfo& type) const {
 
 // Speed on `devices` packed devices of `type` with the CPUs the job would ask for there (the
 // slopes of Algorithm 1; host memory is not limited here, the placement checks it).
+// Memoised per job, type and CPUs (SpeedCurve): the slope scans (BestGrowth, ShrinkSlope over
+// every job for each device reclaimed) ask for the same few points again and again.
 double Engine::CompactSpeed(const Work& w, const TypeInfo& type, int devices) const {
   if (devices <= 0) return 0.0;
-  model::Shape shape{{{type.capability, devices}}, (devices + type.per_node - 1) / type.per_node};
-  shape.cpus_per_device = IdealCpus(w, type);
-  return model::Speedup(w.s.profile, shape, cluster_.environment);
+  const int cpus = IdealCpus(w, type);
+  auto curve = std::find_if(w.curves.begin(), w.curves.end(), [&](const SpeedCurve& c) {
+    return c.capability == type.capability && c.per_node == type.per_node &&
+           c.cpus_per_device == cpus;
+  });
+  if (curve == w.curves.end()) {
+    w.curves.push_back({type.capability, type.per_node, cpus, {}});
+    curve = std::prev(w.curves.end());
+  }
+  if (static_cast<int>(curve->speed.size()) <= devices) curve->speed.resize(devices + 1, -1.0);
+  double& speed = curve->speed[devices];
+  if (speed < 0.0) {
+    model::Shape shape{{{type.capability, devices}}, (devices + type.per_node - 1) / type.per_node};
+    shape.cpus_per_device = cpus;
+    speed = model::Speedup(w.s.profile, shape, cluster_.environment);
+  }
+  return speed;
 }
 
 double Engine::Speed(const JobState& job, const Allocation& allocation) const {

@@ -33,6 +33,17 @@ struct TypeInfo {
   int cpus_per_device = 0;  // fewest CPUs per device on a node of the type
 };
 
+// One job's compact-placement speed curve for one (device type, CPUs per device): the model's
+// speed on d packed devices, by d (< 0: not computed yet). Engine::CompactSpeed's memo: the model
+// is pure and the job's profile does not change within a Decide call, so a value computed once
+// is exactly what a second call would return. Lives and dies with its Work (no global cache).
+struct SpeedCurve {
+  double capability = 0.0;
+  int per_node = 0;
+  int cpus_per_device = 0;
+  std::vector<double> speed;
+};
+
 struct Work {
   JobState s;
   JobState original;           // as Decide received it
@@ -45,6 +56,7 @@ struct Work {
   double work = 0.0;           // reference-GPU-seconds left
   int version = 0;
   std::string reason;
+  mutable std::vector<SpeedCurve> curves;  // CompactSpeed's memo (see SpeedCurve)
   bool running() const { return !s.allocation.empty(); }
 };
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace elastic::model {
 namespace {
 
@@ -23,6 +25,20 @@ TEST(EasyScaleComputeRate, HeterogeneousMatchesEquation1ByHand) {
   EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{1.0, 1}, {0.5, 1}}, 2}, 4), 4.0 / 3.0);
   // A faster device counts double: two a100-like (C=2) with maxP 4 -> 4.
   EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{2.0, 2}}, 1}, 4), 4.0);
+}
+
+// EasyScaleComputeRate skips building PlanEsts' per-group plan (the policies' hot path): the
+// two must agree exactly, also on mixed types, surplus devices and empty shapes.
+TEST(EasyScaleComputeRate, EqualsPlanEstsRateExactly) {
+  const std::vector<Shape> shapes = {
+      {}, {{{1.0, 0}}, 0}, {{{1.0, 1}}, 1}, {{{1.0, 3}}, 3}, {{{0.6, 5}}, 2},
+      {{{2.0, 2}, {1.0, 3}}, 3}, {{{3.3, 1}, {0.5, 7}, {1.0, 2}}, 4}, {{{1.0, 40}}, 5}};
+  for (const Shape& shape : shapes) {
+    for (int ests : {0, 1, 2, 3, 7, 8, 16, 33, 64}) {
+      EXPECT_EQ(EasyScaleComputeRate(shape, ests), PlanEsts(shape, ests).compute_rate)
+          << shape.groups.size() << " groups, " << ests << " ESTs";
+    }
+  }
 }
 
 TEST(Speedup, CommunicationGivesDiminishingReturnsAndInterNodeCost) {
