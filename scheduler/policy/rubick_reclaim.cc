@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 #include "scheduler/policy/rubick_engine.h"
 
@@ -15,6 +17,28 @@ bool HoldsType(const ClusterState& cluster, const Allocation& allocation, const 
     if (cluster.nodes[slice.node].device_type == type) return true;
   }
   return false;
+}
+
+// The candidate with the lowest slope, ties to the later submission: the rule of
+// GetLowestSlopeOverMinJob (Algorithm 1 line 13), shared by its preemption and CPU variants.
+// `slope_of` gives a job's slope, or nothing when the job is not a candidate.
+template <class SlopeOf>
+std::optional<size_t> LowestSlope(const std::vector<Work>& work, size_t grower,
+                                  const std::vector<size_t>& refused, SlopeOf slope_of) {
+  std::optional<size_t> best;
+  double best_slope = 0.0;
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (i == grower || std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
+    const std::optional<double> slope = slope_of(work[i]);
+    if (!slope) continue;
+    if (!best || *slope < best_slope - kEpsilon ||
+        (std::abs(*slope - best_slope) <= kEpsilon &&
+         work[*best].s.submit_time_s < work[i].s.submit_time_s)) {
+      best = i;
+      best_slope = *slope;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -36,23 +60,11 @@ double Engine::PreemptSlope(const Work& w) const {
 // later submission.
 std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t grower,
                                                  const std::vector<size_t>& refused) const {
-  std::optional<size_t> best;
-  double best_slope = 0.0;
-  for (size_t i = 0; i < work_.size(); ++i) {
-    const Work& w = work_[i];
-    if (i == grower || !w.running() || !w.s.elastic) continue;
-    if (!HoldsType(cluster_, w.s.allocation, type)) continue;
-    if (DeviceCount(w.s.allocation) <= Floor(w) || !MayResize(w)) continue;
-    if (std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
-    double slope = ShrinkSlope(w);
-    if (!best || slope < best_slope - kEpsilon ||
-        (std::abs(slope - best_slope) <= kEpsilon &&
-         work_[*best].s.submit_time_s < w.s.submit_time_s)) {
-      best = i;
-      best_slope = slope;
-    }
-  }
-  return best;
+  return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
+    if (!w.running() || !w.s.elastic || !HoldsType(cluster_, w.s.allocation, type)) return {};
+    if (DeviceCount(w.s.allocation) <= Floor(w) || !MayResize(w)) return {};
+    return ShrinkSlope(w);
+  });
 }
 
 // Rubick §5: "shrinking a job to 0 results in a preemption (possible only for best-effort jobs)".
@@ -62,23 +74,12 @@ std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t
 // a requeued rigid job would jump ahead of the head it was backfilled behind.
 std::optional<size_t> Engine::LowestSlopePreemptable(const std::string& type, size_t grower,
                                                      const std::vector<size_t>& refused) const {
-  std::optional<size_t> best;
-  double best_slope = 0.0;
-  for (size_t i = 0; i < work_.size(); ++i) {
-    const Work& w = work_[i];
-    if (i == grower || !w.was_running || !w.running() || !w.s.elastic) continue;
-    if (w.s.sla_class != SlaClass::kBestEffort || w.protected_sla || !MayResize(w)) continue;
-    if (!HoldsType(cluster_, w.s.allocation, type)) continue;
-    if (std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
-    double slope = PreemptSlope(w);
-    if (!best || slope < best_slope - kEpsilon ||
-        (std::abs(slope - best_slope) <= kEpsilon &&
-         work_[*best].s.submit_time_s < w.s.submit_time_s)) {
-      best = i;
-      best_slope = slope;
-    }
-  }
-  return best;
+  return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
+    if (!w.was_running || !w.running() || !w.s.elastic) return {};
+    if (w.s.sla_class != SlaClass::kBestEffort || w.protected_sla || !MayResize(w)) return {};
+    if (!HoldsType(cluster_, w.s.allocation, type)) return {};
+    return PreemptSlope(w);
+  });
 }
 
 // Frees devices of `type` until `devices` are free: one at a time from the lowest-slope job above
@@ -124,27 +125,17 @@ double Engine::CpuShrinkSlope(const Work& w) const {
 // they give back). Lowest CpuShrinkSlope first, ties to the later submission.
 std::optional<size_t> Engine::LowestCpuSlopeOverMin(const std::string& type, size_t grower,
                                                     const std::vector<size_t>& refused) const {
-  std::optional<size_t> best;
-  double best_slope = 0.0;
-  for (size_t i = 0; i < work_.size(); ++i) {
-    const Work& w = work_[i];
-    if (i == grower || !w.running() || !w.s.elastic || !w.cpu_adaptive) continue;
-    if (w.s.cpus_per_device <= w.s.min_cpus_per_device || !MayResize(w)) continue;
-    bool useful = false;
+  return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
+    if (!w.running() || !w.s.elastic || !w.cpu_adaptive) return {};
+    if (w.s.cpus_per_device <= w.s.min_cpus_per_device || !MayResize(w)) return {};
+    bool useful = false;  // it holds a node of the type where a device is free
     for (const Slice& slice : w.s.allocation) {
       useful |=
           cluster_.nodes[slice.node].device_type == type && ledger_.FreeDevices(slice.node) > 0;
     }
-    if (!useful || std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
-    double slope = CpuShrinkSlope(w);
-    if (!best || slope < best_slope - kEpsilon ||
-        (std::abs(slope - best_slope) <= kEpsilon &&
-         work_[*best].s.submit_time_s < w.s.submit_time_s)) {
-      best = i;
-      best_slope = slope;
-    }
-  }
-  return best;
+    if (!useful) return {};
+    return CpuShrinkSlope(w);
+  });
 }
 
 // Places the grant; where CPUs on the nodes with free devices are what is short (it does not
