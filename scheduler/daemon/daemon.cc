@@ -92,9 +92,10 @@ CycleOptions CycleOptionsFrom(const DaemonConfig& config) {
       std::chrono::duration_cast<std::chrono::seconds>(config.min_resize_interval).count();
   options.planner.reconfig_penalty = config.reconfig_penalty;
   options.planner.resize_cost_s = std::chrono::duration<double>(config.resize_cost).count();
-  // backfill = Slurm alone: observe and report, never resize. The others grow by EasyScale's
-  // greedy rule (resize_planner.h); Rubick's live plan choice comes with its execution plans.
+  // backfill = Slurm alone: observe and report, never resize. The others make room for waiting
+  // jobs, then their Policy decides which elastic jobs grow or shrink (resize_planner.h).
   options.resize = config.policy != "backfill";
+  options.policy = config.policy;
   return options;
 }
 

@@ -5,6 +5,7 @@
 
 #include "scheduler/daemon/admin_comment.h"
 #include "scheduler/daemon/order_builder.h"
+#include "scheduler/policy/policy.h"
 
 namespace elastic::daemon {
 namespace {
@@ -76,8 +77,21 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
   for (const policy::SlurmJob& job : view.jobs) slurm[job.job_id] = &job;
   Reconcile(state, slurm, options, now);
   state.last_view = view;
-  if (options.resize) {
-    policy::ResizePlan plan = policy::PlanResizes(view, PlannerJobs(state), options.planner);
+  policy::PolicyOrError configured;
+  if (options.resize && !options.policy.empty()) {
+    configured = policy::MakePolicy(
+        options.policy, policy::LivePolicyOptions(policy::LiveOptionsFrom(options.planner)));
+  }
+  // A policy that does not resize (backfill, rubick-n) or a name MakePolicy refuses (the
+  // config loader accepts only valid ones): observe and report only.
+  const bool resize =
+      options.resize &&
+      (options.policy.empty() || (configured.policy && configured.policy->WantsElasticJobs()));
+  if (resize) {
+    policy::ResizePlan plan =
+        configured.policy
+            ? policy::PlanResizes(view, PlannerJobs(state), options.planner, *configured.policy)
+            : policy::PlanResizes(view, PlannerJobs(state), options.planner);
     for (const policy::ResizeOrderPlan& order : plan.orders) {
       if (JobRecord* job = state.Find(order.job_id)) IssueOrder(state, *job, order, now);
     }

@@ -1,4 +1,10 @@
 // The one scheduling-policy interface, used by elasticd and by elastic-sim (design.md §1).
+// elastic-sim replays traces through Decide directly. elasticd runs MakePolicy([scheduler]
+// policy) every cycle through the pure live adapter (live_policy.h, driven by resize_planner.h):
+// after making room for the jobs Slurm has waiting, the policy decides which running elastic
+// jobs grow or shrink among the nodes Slurm's plan leaves, one node as one device; its kResize
+// decisions become resize orders (kStart does not arise live: Slurm starts jobs; kPreempt is
+// off live: PolicyOptions::preempt_best_effort = false, elasticd has no requeue path).
 //
 // A policy is a pure function of (cluster state, jobs, now): it returns decisions (start a job on
 // these devices, resize a running job to this allocation, each with a reason) and the

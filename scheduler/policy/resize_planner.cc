@@ -6,6 +6,8 @@
 #include <set>
 
 #include "scheduler/model/throughput_model.h"
+#include "scheduler/policy/live_policy.h"
+#include "scheduler/policy/policy.h"
 
 namespace elastic::policy {
 namespace {
@@ -96,6 +98,15 @@ std::vector<std::string> Releasable(const Candidate& c, const SlurmJob& waiting)
 
 }  // namespace
 
+LiveOptions LiveOptionsFrom(const ResizePlannerOptions& options) {
+  LiveOptions live;
+  live.resize_cost_s = options.resize_cost_s;
+  live.min_resize_interval_s = static_cast<double>(options.min_resize_interval_s);
+  live.reconfig_penalty = options.reconfig_penalty;
+  live.comm_ratio = options.comm_ratio;
+  return live;
+}
+
 double NodeSpeedup(int ests, int nodes, double comm_ratio) {
   return model::CompactSpeedup({.ests = ests, .comm_ratio = comm_ratio}, nodes, 1);
 }
@@ -105,8 +116,8 @@ namespace {
 class Planner {
  public:
   Planner(const SlurmView& view, const std::vector<ElasticJob>& jobs,
-          const ResizePlannerOptions& options)
-      : view_(view), options_(options), pools_(Pools(view, jobs, options)) {
+          const ResizePlannerOptions& options, const Policy* policy)
+      : view_(view), options_(options), policy_(policy), pools_(Pools(view, jobs, options)) {
     std::map<std::uint32_t, const SlurmJob*> by_id;
     for (const SlurmJob& job : view.jobs) by_id[job.job_id] = &job;
     for (const ElasticJob& job : jobs) {
@@ -127,7 +138,13 @@ class Planner {
       return a->priority != b->priority ? a->priority > b->priority : a->job_id < b->job_id;
     });
     for (const SlurmJob* job : waiting) MakeRoomFor(*job);
-    for (auto& [partition, pool] : pools_) Grow(partition, pool);
+    for (auto& [partition, pool] : pools_) {
+      if (policy_) {
+        DecideByPolicy(partition, pool);
+      } else {
+        Grow(partition, pool);
+      }
+    }
     return Finish();
   }
 
@@ -247,6 +264,53 @@ class Planner {
     }
   }
 
+  // Step 2 by the configured Policy (live_policy.h): the partition's jobs that take no part in
+  // step 1's shrinks, the nodes they hold, and the idle nodes nobody claimed, planned or
+  // reserved. A node in several partitions is handed out once per cycle.
+  void DecideByPolicy(const std::string& partition, PartitionPool& pool) {
+    std::map<std::string, int> cpus;
+    for (const SlurmNode& n : view_.nodes) cpus[n.name] = n.cpus;
+    LivePartition live;
+    live.now = view_.now;
+    for (const std::string& n : pool.idle) {
+      if (!pool.no_grow.contains(n) && !granted_.contains(n)) live.free.push_back({n, cpus[n]});
+    }
+    std::map<std::uint32_t, Candidate*> by_id;
+    for (Candidate* c : InPartition(partition, false)) {
+      if (c->nodes != original_[c->job->job_id]) continue;  // shrinking for a waiting job
+      if (policed_.contains(c->job->job_id)) continue;      // decided in another partition
+      policed_.insert(c->job->job_id);
+      LiveJob job;
+      job.job_id = c->job->job_id;
+      job.nodes.assign(c->nodes.begin(), c->nodes.end());
+      job.batch_host = c->slurm->batch_host;
+      job.min_nodes = c->job->min_nodes;
+      job.max_nodes = c->job->max_nodes;
+      job.ests = c->job->ests;
+      job.start_time = c->slurm->start_time;
+      job.end_time = c->slurm->end_time;
+      job.last_resize = c->job->last_resize;
+      job.resizes = c->job->resizes;
+      std::string why;
+      job.may_resize = MayGrow(*c, why);
+      const bool could_grow = static_cast<int>(c->nodes.size()) < c->job->max_nodes;
+      if (!job.may_resize && could_grow && !live.free.empty()) {
+        held_.push_back({c->job->job_id, "grow held back: " + why});
+      }
+      for (const std::string& n : c->nodes) live.held.push_back({n, cpus[n]});
+      by_id[job.job_id] = c;
+      live.jobs.push_back(std::move(job));
+    }
+    for (const LiveChange& change : DecideLive(*policy_, live, LiveOptionsFrom(options_))) {
+      Candidate* c = by_id.at(change.job_id);
+      for (const std::string& n : change.target) {
+        if (!c->nodes.contains(n)) granted_.insert(n);
+      }
+      c->nodes = NodeSet(change.target.begin(), change.target.end());
+      reasons_[change.job_id] = change.reason;
+    }
+  }
+
   ResizePlan Finish() {
     ResizePlan plan;
     for (const Candidate& c : candidates_) {
@@ -271,7 +335,10 @@ class Planner {
 
   const SlurmView& view_;
   const ResizePlannerOptions& options_;
+  const Policy* policy_;
   std::map<std::string, PartitionPool> pools_;
+  NodeSet granted_;                  // grown into this cycle (policy path)
+  std::set<std::uint32_t> policed_;  // jobs the policy has seen this cycle
   std::vector<Candidate> candidates_;
   std::map<std::uint32_t, NodeSet> original_;
   std::map<std::uint32_t, std::string> reasons_;
@@ -282,7 +349,12 @@ class Planner {
 
 ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
                        const ResizePlannerOptions& options) {
-  return Planner(view, jobs, options).Run();
+  return Planner(view, jobs, options, nullptr).Run();
+}
+
+ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+                       const ResizePlannerOptions& options, const Policy& policy) {
+  return Planner(view, jobs, options, &policy).Run();
 }
 
 }  // namespace elastic::policy

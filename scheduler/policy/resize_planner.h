@@ -1,7 +1,8 @@
 // elasticd's per-cycle decision on a live Slurm cluster (design.md §3 step 1), pure: which elastic
-// job shrinks so that a waiting job can start, and which grows into idle nodes that Slurm's own
-// plan does not need. Input is the SlurmView plus elasticd's registry; output is resize orders
-// with reasons. No Slurm, clocks or I/O, so the daemon, the tests and benchmarks drive it alike.
+// job shrinks so that a waiting job can start, and which elastic jobs grow or shrink among the
+// nodes that Slurm's own plan does not need. Input is the SlurmView plus elasticd's registry;
+// output is resize orders with reasons. No Slurm, clocks or I/O, so the daemon, the tests and
+// benchmarks drive it alike.
 //
 // One cycle, per partition:
 //  1. Waiting jobs in Slurm's priority order (pending with reason Resources or Priority): a job
@@ -11,13 +12,23 @@
 //     below MIN, never the batch host, preferring nodes of the waiting job's planned set
 //     (`sched_nodes`) — and the freed nodes are claimed for it. Giving back is never held up by
 //     the job's own resize interval or penalty budget: it serves someone else's planned start.
-//  2. Growth: idle nodes that no waiting job claimed, that no pending job's planned start
-//     (`sched_nodes`) and no reservation active within `reservation_horizon_s` covers, go to
-//     elastic jobs below MAX by EasyScale's greedy rule (§3.5: the largest speedup gain per added
-//     node first; each job proposes every size up to what is free, so non-divisor sizes of E that
-//     bring no speedup are skipped). A grow also needs the minimum interval since the job's last
-//     resize and Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time since start,
-//     N = resizes including this one, delta = resize cost).
+//     This step is the same whatever the policy: Slurm starts jobs, elasticd only makes room.
+//  2. The remaining elastic jobs and the idle nodes that no waiting job claimed, that no pending
+//     job's planned start (`sched_nodes`) and no reservation active within
+//     `reservation_horizon_s` covers. elasticd (PlanResizes with a Policy) hands them to its
+//     configured scheduling Policy — the same MakePolicy objects elastic-sim replays traces with
+//     — through the pure adapter in live_policy.h (one node = one device; jobs the interval or
+//     the penalty rule hold are shown rigid; pending jobs are not shown; no preemption), and
+//     turns its kResize decisions back into pure grow / shrink orders: easyscale grows by the
+//     largest speedup gain per added node (EasyScale §3.5, sizes 1, 2, 4, ... up to E, never
+//     shrinks); rubick grows by slope and may shrink the lowest-slope job above its MIN for a
+//     steeper one (Rubick Algorithm 1, §5.2-5.3); elastic as rubick, slopes ranked per unit of
+//     remaining work (Slurm's time limit; none: a year). Without a Policy (the 3-argument
+//     PlanResizes: benchmarks, tests) step 2 is the original greedy rule: EasyScale's §3.5
+//     greedy with every size up to what is free proposed (non-divisor sizes of E that bring no
+//     speedup are skipped). Either way a resize also needs the minimum interval since the
+//     job's last resize and Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time
+//     since start, N = resizes including this one, delta = resize cost).
 // Jobs with an order in flight take no part. Thread-safety: pure function of its arguments.
 #pragma once
 
@@ -25,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/policy/live_policy.h"
 #include "scheduler/policy/slurm_view.h"
 
 namespace elastic::policy {
@@ -80,6 +92,12 @@ struct ResizePlan {
 // REQUIRES: every ElasticJob's id names a running job in `view` (others are ignored).
 ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
                        const ResizePlannerOptions& options);
+// The adapter's options for these planner options; MakePolicy(name, LivePolicyOptions(that))
+// builds the Policy elasticd runs.
+LiveOptions LiveOptionsFrom(const ResizePlannerOptions& options);
+// Step 2 decided by `policy` (what elasticd runs; see above and live_policy.h).
+ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+                       const ResizePlannerOptions& options, const Policy& policy);
 
 // Speedup of an E-EST job on `nodes` nodes (EasyScale Eq. 1 with one worker per node, plus the
 // ring all-reduce term of the throughput model); the greedy grow ranks gains of this.

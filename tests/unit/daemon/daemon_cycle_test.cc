@@ -128,6 +128,30 @@ TEST(DaemonCycle, AJobWithoutTheBoundsRecordKeepsItsSize) {
   }
 }
 
+// [scheduler] policy decides live: easyscale, rubick and elastic grow job 11 (n1, E = 8,
+// bounds 1-4) into the three idle nodes through their Policy (the order's reason names it);
+// backfill (Slurm alone) issues no order; "" keeps the planner's own greedy rule.
+TEST(DaemonCycle, TheConfiguredPolicyDecidesAndBackfillNeverResizes) {
+  for (const char* name : {"easyscale", "rubick", "elastic", "backfill", ""}) {
+    DaemonState state;
+    policy::SlurmView view = View(10'000, {"n1"});
+    view.jobs[0].start_time = 10'000 - 3'600;
+    ASSERT_TRUE(Call(state, 10'000, {{"op", "register"}, {"job_id", 11}, {"ests", 8}}, view)["ok"]);
+    CycleOptions options;
+    options.policy = name;
+    RunCycle(state, view, options);
+    const std::string policy = name;
+    ASSERT_EQ(state.jobs[0].order.has_value(), policy != "backfill") << policy;
+    if (policy == "backfill") continue;
+    EXPECT_EQ(state.jobs[0].order->target_nodes, (std::vector<std::string>{"n1", "n2", "n3", "n4"}))
+        << policy;
+    if (!policy.empty()) {
+      EXPECT_EQ(state.jobs[0].order->reason.rfind(policy + ":", 0), 0u)
+          << state.jobs[0].order->reason;
+    }
+  }
+}
+
 // A supervisor reports the shrink done (generation reached) though Slurm still lists both
 // nodes: the next cycle takes the node set from Slurm and rewrites AdminComment with it.
 TEST(DaemonCycle, AFalseDoneIsCorrectedFromSlurmsNodeListAtTheNextCycle) {

@@ -1,0 +1,162 @@
+// Slurm partition <-> Policy input and decisions (see live_policy.h).
+#include "scheduler/policy/live_policy.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace elastic::policy {
+namespace {
+
+constexpr const char* kNodeType = "node";
+// A job without a time limit is ranked (elastic's shortest-remaining-work order) as if it had
+// this much work left (reference-device seconds: a year on one node), whatever its size: long,
+// but finite so its slope still counts, and equal among such jobs so they rank by slope alone.
+constexpr double kNoLimitWork = 365.0 * 86400.0;
+
+}  // namespace
+
+PolicyOptions LivePolicyOptions(const LiveOptions& options) {
+  PolicyOptions p;
+  p.resize_cost_s = options.resize_cost_s;
+  p.min_resize_interval_s = options.min_resize_interval_s;
+  p.reconfigure_threshold = options.reconfig_penalty;
+  p.reference_devices_per_node = 1;  // a job's requested size is in nodes
+  p.elastic_mixed_types = false;     // one "device type" live: the node
+  p.preempt_best_effort = false;     // no requeue path in elasticd (live_policy.h)
+  return p;
+}
+
+PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& options) {
+  PolicyInput input;
+  std::map<std::string, int> index;
+  auto add = [&](const LiveNode& node, bool free) {
+    if (index.contains(node.name)) return;
+    NodeState n;
+    n.name = node.name;
+    n.device_type = kNodeType;
+    n.capability = 1.0;
+    n.devices = 1;
+    n.free_devices = free ? 1 : 0;
+    n.cpus = node.cpus;
+    n.free_cpus = free ? node.cpus : 0;
+    index[node.name] = static_cast<int>(input.cluster.nodes.size());
+    input.cluster.nodes.push_back(std::move(n));
+  };
+  for (const LiveNode& node : partition.held) add(node, false);
+  for (const LiveNode& node : partition.free) add(node, true);
+  for (const LiveJob& live : partition.jobs) {
+    JobState job;
+    job.id = std::to_string(live.job_id);
+    const int current = static_cast<int>(live.nodes.size());
+    job.elastic = live.may_resize;
+    job.min_devices = live.may_resize ? std::min(live.min_nodes, current) : current;
+    job.max_devices = live.may_resize ? std::max(live.max_nodes, current) : current;
+    job.requested_devices = current;
+    job.cpus_per_device = 0;  // the whole node is the job's: CPUs never constrain live
+    job.min_cpus_per_device = 0;
+    job.submit_time_s = static_cast<double>(live.start_time);
+    job.sla_class = SlaClass::kBestEffort;
+    job.profile.ests = std::max(live.ests, 1);
+    job.profile.comm_ratio = options.comm_ratio;
+    for (const std::string& name : live.nodes) {
+      auto it = index.find(name);
+      if (it != index.end()) job.allocation.push_back({it->second, 1});
+    }
+    std::sort(job.allocation.begin(), job.allocation.end(),
+              [](const Slice& a, const Slice& b) { return a.node < b.node; });
+    job.last_resize_s = live.last_resize > 0 ? static_cast<double>(live.last_resize) : -kNever;
+    job.started_s = static_cast<double>(live.start_time);
+    job.resizes = live.resizes;
+    if (live.end_time > 0) {
+      job.expected_end_s = static_cast<double>(live.end_time);  // work = time left x speed
+    } else {
+      job.expected_end_s = kNever;
+      job.remaining_work = kNoLimitWork;  // the same for every such job, whatever its size
+    }
+    input.jobs.push_back(std::move(job));
+  }
+  return input;
+}
+
+std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const PolicyInput& input,
+                                      const PolicyOutput& output, std::string_view policy_name) {
+  std::map<std::string, const LiveJob*> jobs;
+  for (const LiveJob& job : partition.jobs) jobs[std::to_string(job.job_id)] = &job;
+  std::set<std::string> growable;
+  for (const LiveNode& node : partition.free) growable.insert(node.name);
+  std::vector<LiveChange> changes;
+  for (const Decision& decision : output.decisions) {
+    if (decision.kind != DecisionKind::kResize) continue;  // no starts or requeues live
+    auto it = jobs.find(decision.job_id);
+    if (it == jobs.end() || !it->second->may_resize) continue;
+    const LiveJob& job = *it->second;
+    std::set<std::string> now(job.nodes.begin(), job.nodes.end());
+    std::set<std::string> next;
+    for (const Slice& slice : decision.allocation) {
+      if (slice.devices > 0 && slice.node >= 0 &&
+          slice.node < static_cast<int>(input.cluster.nodes.size())) {
+        next.insert(input.cluster.nodes[slice.node].name);
+      }
+    }
+    const int from = static_cast<int>(now.size());
+    const int to = std::clamp(static_cast<int>(next.size()), std::min(job.min_nodes, from),
+                              std::max(job.max_nodes, from));
+    std::set<std::string> target = now;
+    std::string note;
+    if (to > from) {
+      int added = 0;
+      for (const std::string& n : next) {
+        if (added == to - from) break;
+        if (now.contains(n) || !growable.contains(n)) continue;
+        target.insert(n);
+        growable.erase(n);  // one job per node, even if a policy were to double-book
+        ++added;
+      }
+      if (added < to - from) {
+        note = "; " + std::to_string(to - from - added) +
+               " more once the nodes it takes from other jobs are released";
+      }
+    } else if (to < from) {
+      // Release what the policy dropped, then (batch host kept) the last names of the rest.
+      std::vector<std::string> order;
+      for (const std::string& n : now) {
+        if (!next.contains(n) && n != job.batch_host) order.push_back(n);
+      }
+      std::vector<std::string> rest;
+      for (const std::string& n : now) {
+        if (next.contains(n) && n != job.batch_host) rest.push_back(n);
+      }
+      order.insert(order.end(), rest.rbegin(), rest.rend());
+      for (int i = 0; i < from - to && i < static_cast<int>(order.size()); ++i) {
+        target.erase(order[i]);
+      }
+    }
+    if (target == now) continue;  // equal-size moves (re-placement) are not done live
+    LiveChange change;
+    change.job_id = job.job_id;
+    change.target.assign(target.begin(), target.end());
+    std::string reason = decision.reason;
+    // The policies write their own name first ("easyscale: ..."); rubick/elastic do not.
+    if (reason.rfind(std::string(policy_name) + ":", 0) != 0) {
+      reason = std::string(policy_name) + ": " + reason;
+    }
+    change.reason = reason + note;
+    changes.push_back(std::move(change));
+  }
+  std::sort(changes.begin(), changes.end(),
+            [](const LiveChange& a, const LiveChange& b) { return a.job_id < b.job_id; });
+  return changes;
+}
+
+std::vector<LiveChange> DecideLive(const Policy& policy, const LivePartition& partition,
+                                   const LiveOptions& options) {
+  if (partition.jobs.empty()) return {};
+  PolicyInput input = ToPolicyInput(partition, options);
+  PolicyOutput output =
+      policy.Decide(input.cluster, input.jobs, static_cast<double>(partition.now));
+  return ToLiveChanges(partition, input, output, policy.Name());
+}
+
+}  // namespace elastic::policy

@@ -1,0 +1,104 @@
+// The live adapter between elasticd's Slurm world and the scheduling `Policy` (policy.h): the
+// same Policy objects the simulator runs (MakePolicy) decide which elastic jobs of a partition
+// grow or shrink, and to what size, among the nodes that step 1 of the resize planner
+// (resize_planner.h: waiting jobs' claims, planned and reserved nodes) leaves. Pure: no Slurm,
+// clocks or I/O; resize_planner.cc drives it, tests drive it directly.
+//
+// Live model (design.md §3: one agent per node):
+//  - A node is the allocation unit: every node becomes a NodeState of device type "node"
+//    (capability 1) with one device; its CPUs come from the Slurm view, host memory is not
+//    modelled (0: the whole node is the job's). Nodes the partition's jobs hold are in the
+//    cluster with no free device; nodes free for growth (idle, unclaimed, not planned for a
+//    pending job, not reserved) have one free device. No other node is shown to the policy, so
+//    no decision can grow into a planned or reserved node.
+//  - Every running, registered elastic job not busy with an order becomes a best-effort elastic
+//    JobState: min/max from its bounds record, profile {ests, comm_ratio} (the same speedup
+//    curve the planner's greedy rule uses, EasyScale Eq. 1 with one worker per node), its start
+//    time as submit and start time, its Slurm end time (start + time limit) as expected end, so
+//    its remaining work is time left x current speed; a job without a time limit has no end and
+//    a year of one node's work left (the same for all such jobs).
+//    A job that may not be resized now (minimum interval since its last resize, or Rubick §5.3's
+//    penalty (T - N*delta)/T < threshold) is shown rigid at its current size: it holds its nodes
+//    and neither grows nor is shrunk for another job's benefit.
+//  - Pending jobs are not shown: Slurm starts jobs itself (step 1 makes room for them). So no
+//    kStart decisions arise, guaranteed jobs have no quota live (they run best-effort, Rubick
+//    §3), and preemption is off (PolicyOptions::preempt_best_effort = false; elasticd has no
+//    requeue path).
+// Decisions back to node changes (ToLiveChanges): a kResize to a larger allocation adds only
+// the nodes the policy picked that are free for growth now (a node another job gives up in the
+// same round is not free until its shrink is carried out: that part of the growth waits for a
+// later cycle); a kResize to a smaller one releases the nodes the policy dropped, never the batch
+// host (another node is released instead), never below MIN; an equal-size move (Rubick's
+// re-placement) is not done live; kStart and kPreempt are ignored. Sizes are clamped to
+// [MIN, MAX] defensively. Thread-safety: pure functions of their arguments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scheduler/policy/policy.h"
+#include "scheduler/policy/types.h"
+
+namespace elastic::policy {
+
+// One elastic job of a partition as the live cycle sees it.
+struct LiveJob {
+  std::uint32_t job_id = 0;
+  std::vector<std::string> nodes;  // current node set, sorted
+  std::string batch_host;          // never released
+  int min_nodes = 1;
+  int max_nodes = 1;
+  int ests = 1;
+  std::int64_t start_time = 0;   // unix seconds
+  std::int64_t end_time = 0;     // start + time limit; 0 = no limit
+  std::int64_t last_resize = 0;  // 0 = never
+  int resizes = 0;
+  bool may_resize = true;  // false: held at its size this cycle (interval / penalty)
+};
+
+struct LiveNode {
+  std::string name;
+  int cpus = 0;
+};
+
+// One partition's step 2: its jobs, the nodes they hold and the nodes free for growth.
+struct LivePartition {
+  std::int64_t now = 0;
+  std::vector<LiveJob> jobs;
+  std::vector<LiveNode> held;  // nodes the jobs above hold (each exactly once)
+  std::vector<LiveNode> free;  // free for growth
+};
+
+struct LiveOptions {
+  double resize_cost_s = 3.0;
+  double min_resize_interval_s = 60.0;
+  double reconfig_penalty = 0.97;
+  double comm_ratio = 0.02;
+};
+
+// The PolicyOptions elasticd runs its policy with (preemption off, one device per node).
+PolicyOptions LivePolicyOptions(const LiveOptions& options);
+
+struct PolicyInput {
+  ClusterState cluster;
+  std::vector<JobState> jobs;  // JobState::id = the Slurm job id in decimal
+};
+
+PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& options);
+
+// A job's node change: a pure grow or a pure shrink.
+struct LiveChange {
+  std::uint32_t job_id = 0;
+  std::vector<std::string> target;  // the job's whole node set afterwards, sorted
+  std::string reason;
+};
+
+std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const PolicyInput& input,
+                                      const PolicyOutput& output, std::string_view policy_name);
+
+// ToPolicyInput, policy.Decide(now), ToLiveChanges.
+std::vector<LiveChange> DecideLive(const Policy& policy, const LivePartition& partition,
+                                   const LiveOptions& options);
+
+}  // namespace elastic::policy
