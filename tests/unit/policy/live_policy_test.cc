@@ -219,7 +219,7 @@ TEST_F(LivePolicyTest, ConversionKeepsBatchHostMinAndFreeNodesOnly) {
 // nodes.
 class PlannerWithPolicy : public ::testing::TestWithParam<const char*> {};
 
-SlurmView FourNodes() {
+SlurmView SixNodes() {
   SlurmView view;
   view.now = kNow;
   for (int i = 1; i <= 6; ++i) {
@@ -260,7 +260,7 @@ ElasticJob Registered(std::uint32_t id, int min, int max) {
 TEST_P(PlannerWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNodes) {
   const auto policy = Make(GetParam());
   {  // job 1 on n1-n4 (min 1), n5 n6 idle; job 2 waits for 4 nodes planned on n3-n6.
-    SlurmView view = FourNodes();
+    SlurmView view = SixNodes();
     view.jobs.push_back(RunningOn(1, {"n1", "n2", "n3", "n4"}, view));
     SlurmJob waiting;
     waiting.job_id = 2;
@@ -277,7 +277,7 @@ TEST_P(PlannerWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNodes
     EXPECT_EQ(plan.orders[0].changed_nodes, (Nodes{"n3", "n4"}));
   }
   {  // job 1 on n1; n2 planned for a pending job, n3 reserved in 10 minutes: grows onto n4-n6.
-    SlurmView view = FourNodes();
+    SlurmView view = SixNodes();
     view.jobs.push_back(RunningOn(1, {"n1"}, view));
     SlurmJob pending;
     pending.job_id = 2;
