@@ -10,7 +10,8 @@
 #      process of the test (Slurm, MariaDB and munged included). Memory errors abort whichever
 #      process hits them (the test then fails); leaks are not checked here (Slurm's and MariaDB's
 #      would be reported), they are in 1 and 2.
-#   contrib/sanitize.sh [--no-cluster] [extra ctest arguments]
+#   Wait limits and ctest TIMEOUTs are 4x in this build (tests/common/time_scale.h).
+#   [CLUSTER_JOBS=N] contrib/sanitize.sh [--no-cluster] [extra ctest arguments]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build-sanitize}
@@ -32,5 +33,5 @@ ASAN_OPTIONS=$asan:detect_leaks=1:fast_unwind_on_malloc=0 \
 if ((cluster)); then
   runtime=$(gcc -print-file-name=libasan.so)
   LD_PRELOAD=$runtime ASAN_OPTIONS=$asan:detect_leaks=0 \
-    ctest --test-dir "$build" --output-on-failure -j 2 -L cluster "$@"
+    ctest --test-dir "$build" --output-on-failure -j "${CLUSTER_JOBS:-2}" -L cluster "$@"
 fi

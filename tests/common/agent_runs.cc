@@ -7,6 +7,8 @@
 #include <iterator>
 #include <regex>
 
+#include "tests/common/time_scale.h"
+
 namespace elastic::testing {
 
 namespace fs = std::filesystem;
@@ -31,7 +33,7 @@ std::string WriteFmnistJobConfig(const TempDir& dir, const std::string& name, in
 std::string MpirunAgentCommand(int ranks, const fs::path& config, const std::string& extra,
                                int timeout_s) {
   std::string command = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
-  if (timeout_s > 0) command += "timeout -k 5 " + std::to_string(timeout_s) + " ";
+  if (timeout_s > 0) command += "timeout -k 5 " + std::to_string(ScaledSeconds(timeout_s)) + " ";
   return command + "mpirun --oversubscribe -np " + std::to_string(ranks) + " " + AgentPath() +
          " train --config " + ShellQuote(config.string()) + extra;
 }

@@ -5,6 +5,8 @@
 #include <regex>
 #include <thread>
 
+#include "tests/common/time_scale.h"
+
 namespace elastic::testing {
 
 void ElasticdClusterSuite::StartWithElasticd(LocalCluster::Options options) {
@@ -20,7 +22,8 @@ std::string ElasticdClusterSuite::AdminComment(const std::string& job) {
 
 std::string ElasticdClusterSuite::WaitForNodes(const std::string& job, int nodes,
                                                const std::string& bounds, int timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(timeout_s));
   const std::string want = "nodes=" + std::to_string(nodes) + "/" + bounds + ",";
   while (std::chrono::steady_clock::now() < deadline) {
     std::string comment = AdminComment(job);

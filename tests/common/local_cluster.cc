@@ -10,6 +10,8 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/common/time_scale.h"
+
 namespace elastic::testing {
 
 bool RunningUnderCi() {
@@ -96,7 +98,7 @@ CommandResult LocalCluster::Run(const std::string& command) const {
 std::string LocalCluster::WaitForJob(const std::string& job_id, int timeout_s) const {
   // sacct lags squeue by a moment, and a resized job has one record per size: poll until the
   // last record holds a final state.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(timeout_s));
   while (std::chrono::steady_clock::now() < deadline) {
     CommandResult queued = Run("squeue -h -j " + job_id + " -o %T 2>/dev/null");
     if (queued.output.find_first_not_of(" \n") == std::string::npos) {

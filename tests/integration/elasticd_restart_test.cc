@@ -12,6 +12,7 @@
 #include "tests/common/agent_runs.h"
 #include "tests/common/elasticd_cluster.h"
 #include "tests/common/temp_dir.h"
+#include "tests/common/time_scale.h"
 
 namespace elastic::testing {
 namespace {
@@ -39,7 +40,7 @@ class ElasticdRestart : public ElasticdClusterSuite {
   int Pauses() const { return Occurrences(Output(), "resize pause"); }
   // Polls the job's output (every 50 ms) until `pattern` matches; false after `timeout_s`.
   bool WaitForOutput(const std::regex& pattern, int timeout_s) const {
-    const auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
+    const auto deadline = Clock::now() + std::chrono::seconds(ScaledSeconds(timeout_s));
     while (Clock::now() < deadline) {
       if (std::regex_search(Output(), pattern)) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -69,7 +70,7 @@ class ElasticdRestart : public ElasticdClusterSuite {
   void ExpectResizedTo(int nodes, int pauses) {
     EXPECT_FALSE(WaitForNodes(job_, nodes, "1-4", 90).empty())
         << AdminComment(job_) << "\n" << Log() << Output();
-    const auto deadline = Clock::now() + std::chrono::seconds(90);
+    const auto deadline = Clock::now() + std::chrono::seconds(ScaledSeconds(90));
     while (Pauses() < pauses && Clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }

@@ -20,6 +20,7 @@
 #include "tests/common/agent_runs.h"
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
+#include "tests/common/time_scale.h"
 
 namespace elastic::testing {
 namespace {
@@ -98,14 +99,16 @@ TEST_F(EstFault, KillNineOfOneRankFailsTheRunAndItsCheckpointResumesBitForBit) {
                 .exit_code,
             0);
   // Kill rank 1 once a periodic checkpoint exists, mid-run.
-  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(kHangSeconds);
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::seconds(ScaledSeconds(kHangSeconds));
   pid_t rank1 = 0;
   while (Clock::now() < deadline && (rank1 == 0 || CheckpointSteps(ckpt).empty())) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     rank1 = FindAgentRank(config, 1);
   }
   ASSERT_NE(rank1, 0) << "rank 1 never started";
-  ASSERT_FALSE(CheckpointSteps(ckpt).empty()) << "no checkpoint within " << kHangSeconds << " s";
+  ASSERT_FALSE(CheckpointSteps(ckpt).empty())
+      << "no checkpoint within " << ScaledSeconds(kHangSeconds) << " s";
   ASSERT_EQ(kill(rank1, SIGKILL), 0);
 
   std::string output;

@@ -10,6 +10,7 @@
 #include "tests/common/agent_runs.h"
 #include "tests/common/local_cluster.h"
 #include "tests/common/temp_dir.h"
+#include "tests/common/time_scale.h"
 
 namespace elastic::testing {
 namespace {
@@ -30,7 +31,8 @@ class FaultInjection : public ClusterSuite {
     out_ = (dir_.path() / "job.out").string();
     job_ = Submit("-N 2 --exclusive --elastic --elastic-est=4 " + flags + " -o " + out_ +
                   " --wrap " + ShellQuote("exec " + AgentPath() + " run --config " + config_));
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(300));
     const auto first = dir_.path() / "ckpt" / "ckpt-0000000150.elck";
     while (!std::filesystem::exists(first) && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -153,7 +155,7 @@ TEST_F(FaultInjection, AFullCheckpointFilesystemSkipsACheckpointAndTrainingGoesO
   ASSERT_NO_FATAL_FAILURE(StartJob(""));
   // Fill every free byte (dd stops at ENOSPC); the next periodic checkpoint fails.
   RunCommand("dd if=/dev/zero of=" + ShellQuote((ckpt / "filler").string()) + " bs=64k");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(300));
   while (Output().find("No space left on device") == std::string::npos &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -26,6 +26,7 @@
 
 #include "tests/common/local_cluster.h"
 #include "tests/common/temp_dir.h"
+#include "tests/common/time_scale.h"
 
 namespace elastic::testing {
 namespace {
@@ -281,7 +282,7 @@ TEST_F(SecurityElasticd, CleanupRunsAtMostOnceAMinuteAndNeverWithoutSlurm) {
 
   // Slurm reachable: removed in the first cycle; one finished right after waits a minute.
   ASSERT_NO_FATAL_FAILURE(Start(cleanup));
-  auto deadline = Clock::now() + std::chrono::seconds(20);
+  auto deadline = Clock::now() + std::chrono::seconds(ScaledSeconds(20));
   while (fs::exists(base_ + "/root/4000001") && Clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -290,7 +291,7 @@ TEST_F(SecurityElasticd, CleanupRunsAtMostOnceAMinuteAndNeverWithoutSlurm) {
   make_finished("4000002");
   std::this_thread::sleep_for(std::chrono::seconds(50));  // ~100 cycles
   EXPECT_TRUE(fs::exists(base_ + "/root/4000002")) << Log();
-  deadline = first + std::chrono::seconds(90);
+  deadline = first + std::chrono::seconds(ScaledSeconds(90));
   while (fs::exists(base_ + "/root/4000002") && Clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -333,7 +334,7 @@ TEST_F(SecurityElasticd, TwoUidsAtTheCapHoldEveryDescriptorOfA1024Limit) {
     return RunCommand("cat " + ShellQuote((dir_.path() / who).string())).output == "held 512\n";
   };
   auto wait_held = [&](const std::vector<std::string>& holders) {
-    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    const auto deadline = Clock::now() + std::chrono::seconds(ScaledSeconds(20));
     auto all = [&] {
       for (const std::string& who : holders) {
         if (!held(who)) return false;

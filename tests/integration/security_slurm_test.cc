@@ -15,6 +15,7 @@
 
 #include "scheduler/slurm/slurm_client.h"
 #include "tests/common/elasticd_cluster.h"
+#include "tests/common/time_scale.h"
 
 namespace elastic::testing {
 namespace {
@@ -57,7 +58,8 @@ class SecuritySlurm : public ElasticdClusterSuite {
     return fields;
   }
   static bool WaitForState(const std::string& job, const std::string& state, int timeout_s) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(timeout_s));
     while (std::chrono::steady_clock::now() < deadline) {
       if (cluster().Run("squeue -h -j " + job + " -o %T").output == state + "\n") return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));

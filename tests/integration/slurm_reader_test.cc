@@ -9,6 +9,7 @@
 #include "scheduler/slurm/slurm_client.h"
 #include "scheduler/slurm/slurm_records.h"
 #include "tests/common/local_cluster.h"
+#include "tests/common/time_scale.h"
 
 namespace elastic::testing {
 namespace {
@@ -37,7 +38,8 @@ class SlurmReader : public ClusterSuite {
   // Reads views until `done` holds or `timeout_s` passes; returns the last view.
   template <typename Done>
   static SlurmView ReadUntil(Done done, int timeout_s) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(timeout_s));
     SlurmView view = slurm::ReadSlurmView();
     while (!done(view) && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
