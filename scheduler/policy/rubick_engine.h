@@ -91,6 +91,7 @@ struct EngineOptions {
   bool cpus = false;            // Policy::SchedulesCpus
   bool hetero = false;          // elastic: grow a job onto other device types (EasyScale Eq. 1)
   bool rank_by_work = false;    // elastic: Smith's rule (slope / remaining work)
+  bool preempt_last = false;    // elastic: preempt only when no device type fits without it
 };
 
 class Engine {
@@ -103,6 +104,7 @@ class Engine {
   // ---- Algorithm 1's phases (rubick_policy.cc) ---------------------------------------------
   void AssignProtection();
   void Privileged();
+  bool AdmitGuaranteed(size_t i, int& quota_left, bool& within_quota);
   void RigidFirst();
   void BySlope();
   void Consolidate();
@@ -199,6 +201,7 @@ class Engine {
   std::map<int, NodeAmounts> at_reservation_;
   long usable_ = 0;           // devices the head could use at the reservation (Usable, summed)
   std::vector<Holds> held_;   // per job: what it still holds at the reservation
+  bool preempt_allowed_ = true;  // off while a guaranteed job tries every type without it
 };
 
 }  // namespace elastic::policy::rubick

@@ -91,17 +91,39 @@ void Engine::Privileged() {
     // Within quota on some type: it is owed its SLA, so it waits rather than start smaller as
     // best-effort; over quota everywhere: it runs best-effort (protected_sla false).
     bool within_quota = false;
-    for (const TypeInfo& type : types_) {
-      w.protected_sla = true;
-      int floor = Floor(w, type);
-      if (floor > quota->second || floor > type.total) continue;
-      within_quota = true;
-      if (!Acquire(i, type, floor, 0.0, true, "guaranteed within quota")) continue;
-      quota->second -= floor;
-      break;
+    bool started = false;
+    if (engine_.preempt_last) {  // every type without preemption first (see AdmitGuaranteed)
+      preempt_allowed_ = false;
+      started = AdmitGuaranteed(i, quota->second, within_quota);
+      preempt_allowed_ = true;
+    }
+    if (!started && (within_quota || !engine_.preempt_last)) {
+      AdmitGuaranteed(i, quota->second, within_quota);
     }
     w.protected_sla = within_quota;
   }
+}
+
+// Starts pending guaranteed job `i` at its minRes on the first type (fastest first) where that
+// fits `quota_left` and Acquire succeeds; `within_quota` is set if some type's minRes fits.
+// elastic calls it twice, first with preemption off. minRes on any type gives the job the
+// speed it is owed (Rubick §5.1), so the SLA is met either way, while a preemption sends a
+// best-effort job back to the queue to pay a restart and wait (under Smith's rule a long
+// victim may wait long): it is the last resort after every type's free devices and jobs above
+// their minimum (Rubick §5: preemption exists "to avoid SLA violations for guaranteed jobs";
+// EasyScale §3.4: any device type can host the job's ESTs).
+bool Engine::AdmitGuaranteed(size_t i, int& quota_left, bool& within_quota) {
+  Work& w = work_[i];
+  for (const TypeInfo& type : types_) {
+    w.protected_sla = true;
+    int floor = Floor(w, type);
+    if (floor > quota_left || floor > type.total) continue;
+    within_quota = true;
+    if (!Acquire(i, type, floor, 0.0, true, "guaranteed within quota")) continue;
+    quota_left -= floor;
+    return true;
+  }
+  return false;
 }
 
 // elastic only: rigid jobs in queue order, EASY style. Until one cannot start, each may reclaim
@@ -297,6 +319,7 @@ PolicyOutput RubickPolicy::Decide(const ClusterState& cluster, const std::vector
   engine.cpus = SchedulesCpus();
   engine.hetero = backfill_aware_ && options_.elastic_mixed_types;
   engine.rank_by_work = backfill_aware_ && options_.elastic_shortest_work_first;
+  engine.preempt_last = backfill_aware_;
   return rubick::Engine(cluster, jobs, now_s, options_, engine).Run();
 }
 

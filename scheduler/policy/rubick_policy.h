@@ -56,7 +56,10 @@
 //    waiting elastic_starvation_slowdown x its run time (and at least the threshold).
 //  - heterogeneous EST placement (EasyScale §3.4): a running job may grow onto another device
 //    type; the mixed allocation is priced by model::PlanEsts (Eq. 1a-1d), so faster devices host
-//    more ESTs instead of the slowest device bounding the job.
+//    more ESTs instead of the slowest device bounding the job. A guaranteed job preempts only
+//    when no device type gives it minRes from free devices and jobs above their minimum
+//    (rubick, one type at a time fastest first, preempts on the fastest type even when a
+//    slower one has the devices free).
 // Thread-safety: Decide is const and uses only its arguments.
 #pragma once
 

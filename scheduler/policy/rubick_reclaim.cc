@@ -89,7 +89,8 @@ std::optional<size_t> Engine::LowestSlopePreemptable(const std::string& type, si
 void Engine::ReclaimDevices(size_t i, const TypeInfo& type, int devices, double slope,
                             bool below_minimum, std::vector<Undo>& undo, Reclaimed& tally) {
   std::vector<size_t> refused;  // victims the guard would not let shrink
-  const bool may_preempt = below_minimum && work_[i].protected_sla && options_.preempt_best_effort;
+  const bool may_preempt =
+      below_minimum && work_[i].protected_sla && options_.preempt_best_effort && preempt_allowed_;
   while (free_[type.name] < devices) {
     bool preempt = false;
     std::optional<size_t> victim = LowestSlopeOverMin(type.name, i, refused);

@@ -133,5 +133,65 @@ TEST(Preemption, PreemptedJobIsNotRestartedInTheSameRound) {
   EXPECT_EQ(decisions_for_a, 1);
 }
 
+// A full a100 node (capability 2) with a and b at their minimum of 2, and a v100 node
+// (capability 1) with `v100_free` of 4 devices free; the rest held by best-effort job v at its
+// minimum. Guaranteed g (2 devices, quota 4): minRes 1 on a100 (one device of capability 2 is
+// as fast as the two reference devices it is owed), 2 on v100.
+struct TwoTypes {
+  ClusterState cluster;
+  std::vector<JobState> jobs;
+  explicit TwoTypes(int v100_free) {
+    AddNodes(cluster, 1, 4, "a100", 2.0);
+    AddNodes(cluster, 1, 4, "v100", 1.0);
+    cluster.tenant_quota["t"] = 4;
+    jobs = {Job("a", 2, 2, 0, 0.05), Job("b", 2, 2, 1, 0.0), Job("g", 1, 2, 9000, 0.0)};
+    Place(cluster, jobs[0], 2);
+    Place(cluster, jobs[1], 2);
+    jobs[2].sla_class = SlaClass::kGuaranteed;
+    jobs[2].tenant = "t";
+    if (v100_free < 4) {
+      JobState v = Job("v", 4 - v100_free, 4 - v100_free, 2, 0.0);
+      v.allocation = {{1, 4 - v100_free}};
+      cluster.nodes[1].free_devices = v100_free;
+      v.started_s = v.last_resize_s = 0;
+      v.expected_end_s = v.remaining_work = 1e6;
+      jobs.push_back(v);
+    }
+  }
+};
+
+// Old rule (rubick, one type per job): the fastest type first, preempting a there although the
+// v100 node has the two devices g is owed. elastic tries every type without preemption first:
+// g starts on the two free v100 devices and nobody is preempted.
+TEST(Preemption, ElasticPreemptsOnlyWhenNoDeviceTypeFitsWithoutIt) {
+  {
+    TwoTypes c(2);
+    PolicyOutput out = RubickPolicy({}).Decide(c.cluster, c.jobs, 10000);
+    ASSERT_NE(Find(out, "a"), nullptr);
+    EXPECT_EQ(Find(out, "a")->kind, DecisionKind::kPreempt);
+    ASSERT_NE(Find(out, "g"), nullptr);
+    EXPECT_EQ(Find(out, "g")->allocation.front().node, 0);  // a100 (then grown into a's devices)
+  }
+  {
+    TwoTypes c(2);
+    PolicyOutput out = ElasticPolicy({}).Decide(c.cluster, c.jobs, 10000);
+    for (const Decision& decision : out.decisions) {
+      EXPECT_NE(decision.kind, DecisionKind::kPreempt) << decision.job_id;
+    }
+    const Decision* g = Find(out, "g");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->kind, DecisionKind::kStart);
+    EXPECT_EQ(g->allocation, (Allocation{{1, 2}}));
+  }
+  {  // Only one v100 device free: no type fits g without preemption, so a is preempted (a100).
+    TwoTypes c(1);
+    PolicyOutput out = ElasticPolicy({}).Decide(c.cluster, c.jobs, 10000);
+    ASSERT_NE(Find(out, "a"), nullptr);
+    EXPECT_EQ(Find(out, "a")->kind, DecisionKind::kPreempt);
+    ASSERT_NE(Find(out, "g"), nullptr);
+    EXPECT_EQ(Find(out, "g")->allocation.front().node, 0);
+  }
+}
+
 }  // namespace
 }  // namespace elastic::policy
