@@ -4,7 +4,8 @@
 #   eval "$(contrib/local-cluster.sh up [--nodes N] [--dir D] [--cpus-per-node C] [--user NAME]
 #                                       [--plugin PATH] [--plugin-args "k=v ..."]
 #                                       [--scheduler-parameters P] [--elasticd PATH]
-#                                       [--resize-interval DURATION])"
+#                                       [--resize-interval DURATION]
+#                                       [--background-partition NAME])"
 #   contrib/local-cluster.sh status [--dir D]      # D defaults to $ELASTIC_CLUSTER_DIR
 #   contrib/local-cluster.sh down   [--dir D]
 #
@@ -15,7 +16,10 @@
 # is idle and the scheduler has made its first pass. `down` kills only what `up` started (PIDs in D)
 # plus this cluster's job steps and clients, then removes D.
 # Exit status: 0 ok, 1 runtime or usage failure, 2 prerequisites missing (not root, binary missing),
-# so tests can skip with a reason. Why the settings: docs/design.md §5, slurm-on-one-machine.md.
+# so tests can skip with a reason.
+# --background-partition NAME adds a partition for --elastic-class=background jobs over the same
+# nodes (lower PriorityTier, PreemptMode=REQUEUE, starting empty: elasticd fills it with the
+# nodes of foreground elastic jobs) and names it to the plugin and elasticd (docs/admin.md). Why the settings: docs/design.md §5, slurm-on-one-machine.md.
 set -euo pipefail
 
 readonly MARKER=.slurm-elastic-local-cluster   # only directories holding this file are ever removed
@@ -162,7 +166,19 @@ EOF
   for ((i = 1; i <= NODES; i++)); do
     echo "NodeName=n$i NodeHostname=$host NodeAddr=127.0.0.1 Port=$((SLURMD_PORT0 + i - 1)) CPUs=$CPUS RealMemory=$mem_mb State=UNKNOWN"
   done >>"$D/etc/slurm.conf"
-  echo "PartitionName=main Nodes=n[1-$NODES] Default=YES MaxTime=INFINITE OverSubscribe=NO State=UP" >>"$D/etc/slurm.conf"
+  if [[ -z $BG_PARTITION ]]; then
+    echo "PartitionName=main Nodes=n[1-$NODES] Default=YES MaxTime=INFINITE OverSubscribe=NO State=UP" >>"$D/etc/slurm.conf"
+  else
+    # Background jobs give way to any main-partition job that needs their nodes (Slurm requeues
+    # them); elasticd keeps the background partition's Nodes= on foreground elastic jobs' nodes.
+    cat >>"$D/etc/slurm.conf" <<EOF
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+PartitionName=main Nodes=n[1-$NODES] Default=YES MaxTime=INFINITE OverSubscribe=NO PriorityTier=10 State=UP
+PartitionName=$BG_PARTITION MaxTime=INFINITE OverSubscribe=NO PriorityTier=1 PreemptMode=REQUEUE State=UP
+EOF
+    PLUGIN_ARGS="$PLUGIN_ARGS background_partition=$BG_PARTITION"
+  fi
 
   # slurmdbd finds this file next to $SLURM_CONF; it holds DB settings, so 0600 (slurmdbd insists).
   (umask 077; cat >"$D/etc/slurmdbd.conf" <<EOF
@@ -426,16 +442,19 @@ resize_cost = "200ms"
 checkpoint_base = "${base:-/var/spool/slurm-elastic}"
 retention = "never"
 EOF
+  if [[ -n $BG_PARTITION ]]; then
+    printf '[background]\npartition = "%s"\nmax_per_node = 1\n' "$BG_PARTITION" >>"$D/etc/elasticd.toml"
+  fi
 }
 
 usage() {
-  sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '4,11p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 1
 }
 
 main() {
   local cmd=${1:-}; (($#)) && shift
-  NODES=4 CPUS=4 D="" PLUGIN="" PLUGIN_ARGS="" USER_NAME="" ELASTICD=""
+  NODES=4 CPUS=4 D="" PLUGIN="" PLUGIN_ARGS="" USER_NAME="" ELASTICD="" BG_PARTITION=""
   # elasticd's minimum time between two resizes of one job; a benchmark that orders resizes by
   # hand (elasticd resize) passes e.g. 1h so that elasticd's own grows stay out of its way.
   RESIZE_INTERVAL=5s
@@ -453,10 +472,12 @@ main() {
       --scheduler-parameters) SCHED_PARAMS=${2?}; shift 2 ;;
       --elasticd) ELASTICD=$(realpath "${2:?}"); shift 2 ;;
       --resize-interval) RESIZE_INTERVAL=${2:?}; shift 2 ;;
+      --background-partition) BG_PARTITION=${2:?}; shift 2 ;;
       *) log "unknown argument: $1"; usage ;;
     esac
   done
   [[ $NODES =~ ^[1-9][0-9]*$ && $CPUS =~ ^[1-9][0-9]*$ ]] || die "--nodes and --cpus-per-node take positive integers"
+  [[ -z $BG_PARTITION || $BG_PARTITION =~ ^[A-Za-z0-9_.-]+$ ]] || die "--background-partition takes a partition name"
   case $cmd in
     up)
       preflight

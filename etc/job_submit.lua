@@ -2,7 +2,8 @@
 -- AdminComment at submission, because Slurm forgets them once the job runs and elasticd needs
 -- them to grow and shrink it. AdminComment is admin-only, so users cannot forge the record.
 -- Install: JobSubmitPlugins=lua in slurm.conf and this file as job_submit.lua beside slurm.conf;
--- a site with its own job_submit.lua calls slurm_elastic_record_bounds(job_desc) from it.
+-- a site with its own job_submit.lua calls slurm_elastic_record_bounds(job_desc) (and, for
+-- background jobs, slurm_elastic_steer_background(job_desc)) from it.
 
 local NO_VAL = 4294967294
 
@@ -28,8 +29,30 @@ function slurm_elastic_record_bounds(job_desc)
   job_desc.admin_comment = string.format("elastic:nodes=0/%d-%d", min, max)
 end
 
+-- --elastic-class=background (DeepPool §5 co-location): the plugin cannot set a job's partition,
+-- so it records the administrator's background partition (plugstack background_partition=) in
+-- the job's control environment and this moves the job there. The value only ever moves the
+-- submitter's own job into a partition it could have named with -p; Slurm checks access to the
+-- partition after this script. Anything but a plain partition name is ignored.
+function slurm_elastic_steer_background(job_desc)
+  local env = job_desc.spank_job_env
+  if env == nil then return end
+  local background, partition = false, nil
+  -- From 0: an entry Slurm's lua bridge does not fill is nil and skipped.
+  for i = 0, (job_desc.spank_job_env_size or 0) do
+    local entry = env[i]
+    if type(entry) == "string" then
+      if entry == "ELASTIC_CLASS=background" then background = true end
+      local value = string.match(entry, "^ELASTIC_BACKGROUND_PARTITION=([%w_.-]+)$")
+      if value ~= nil then partition = value end
+    end
+  end
+  if background and partition ~= nil then job_desc.partition = partition end
+end
+
 function slurm_job_submit(job_desc, part_list, submit_uid)
   slurm_elastic_record_bounds(job_desc)
+  slurm_elastic_steer_background(job_desc)
   return slurm.SUCCESS
 end
 

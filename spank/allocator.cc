@@ -11,6 +11,7 @@ extern "C" {
 #include <cstring>
 #include <string>
 
+#include "spank/background_class.h"
 #include "spank/context.h"
 #include "spank/resize_support.h"
 
@@ -33,9 +34,28 @@ int RefuseUnsupportedResize() {
   return -1;
 }
 
+int RefuseUnplaceableBackground(bool is_srun) {
+  const bool inside_job = std::getenv("SLURM_JOB_ID") != nullptr;
+  const bool is_sbatch = std::strcmp(program_invocation_short_name, "sbatch") == 0;
+  std::string error = CheckBackgroundClass(Settings(), Args().background_partition,
+                                           is_sbatch || !inside_job, is_srun);
+  if (error.empty()) return 0;
+  slurm_error("%s", error.c_str());
+  return -1;
+}
+
 int AllocatorInitPostOpt(spank_t sp) {
   if (ValidateSubmission() != 0) return -1;
   if (RefuseUnsupportedResize() != 0) return -1;
+  if (RefuseUnplaceableBackground(/*is_srun=*/false) != 0) return -1;
+  // job_submit.lua moves a background job into this partition (SPANK cannot set it).
+  for (const auto& [name, value] :
+       BackgroundControlEnvironment(Settings(), Args().background_partition)) {
+    if (spank_job_control_setenv(sp, name.c_str(), value.c_str(), 1) != ESPANK_SUCCESS) {
+      slurm_error("elastic: cannot record %s for the job", name.c_str());
+      return -1;
+    }
+  }
   for (const auto& [name, value] : TaskEnvironment(Settings())) {
     // SLURM_ELASTIC_EST -> ELASTIC_EST: Slurm adds its own SPANK_ / SLURM_SPANK_ prefixes.
     std::string control_name = name.substr(std::string("SLURM_").size());

@@ -36,5 +36,8 @@ const std::string& DeferredRemoteError();
 
 // Shared by allocator and local contexts: env fallback then consistency, errors reported.
 int ValidateSubmission();
+// Shared by allocator and local contexts: refuses a new --elastic-class=background job the
+// cluster cannot place (background_class.h), reported with slurm_error. 0 = go on.
+int RefuseUnplaceableBackground(bool is_srun);
 
 }  // namespace elastic::spank

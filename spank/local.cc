@@ -3,6 +3,9 @@
 
 namespace elastic::spank {
 
-int LocalInitPostOpt(spank_t /*sp*/) { return ValidateSubmission(); }
+int LocalInitPostOpt(spank_t /*sp*/) {
+  if (ValidateSubmission() != 0) return -1;
+  return RefuseUnplaceableBackground(/*is_srun=*/true);
+}
 
 }  // namespace elastic::spank

@@ -1,6 +1,8 @@
 // Strict key=value parsing of the plugstack arguments.
 #include "spank/plugin_args.h"
 
+#include "spank/background_class.h"
+
 namespace elastic::spank {
 namespace {
 
@@ -28,12 +30,22 @@ PluginArgsResult ParsePluginArgs(const std::vector<std::string>& argv) {
     }
     std::string key = arg.substr(0, eq);
     std::string value = arg.substr(eq + 1);
+    if (key == "background_partition") {
+      if (!IsPartitionName(value)) {
+        result.error = "elastic: plugstack argument background_partition=\"" + value +
+                       "\": expected a Slurm partition name (letters, digits, _ - .)";
+        return result;
+      }
+      result.args.background_partition = value;
+      continue;
+    }
     std::string* slot = nullptr;
     if (key == "checkpoint_base") slot = &result.args.checkpoint_base;
     else if (key == "elasticd_socket") slot = &result.args.elasticd_socket;
     if (slot == nullptr) {
       result.error = "elastic: plugstack argument \"" + key +
-                     "\": unknown key (expected checkpoint_base or elasticd_socket)";
+                     "\": unknown key (expected checkpoint_base, elasticd_socket or "
+                     "background_partition)";
       return result;
     }
     if (!IsSafeAbsolutePath(value)) {

@@ -12,6 +12,8 @@ struct PluginArgs {
   std::string checkpoint_base = "/var/spool/slurm-elastic";
   // elasticd's UNIX socket.
   std::string elasticd_socket = "/run/elasticd/elasticd.sock";
+  // Slurm partition of --elastic-class=background jobs ("" = none: such jobs are refused).
+  std::string background_partition;
 };
 
 struct PluginArgsResult {

@@ -32,6 +32,7 @@
 #include "scheduler/daemon/request_handler.h"
 #include "scheduler/daemon/slurm_worker.h"
 #include "scheduler/daemon/socket_server.h"
+#include "scheduler/slurm/background_calls.h"
 #include "scheduler/slurm/slurm_client.h"
 #include "scheduler/slurm/slurm_records.h"
 
@@ -96,6 +97,8 @@ CycleOptions CycleOptionsFrom(const DaemonConfig& config) {
   // jobs, then their Policy decides which elastic jobs grow or shrink (resize_planner.h).
   options.resize = config.policy != "backfill";
   options.policy = config.policy;
+  options.background.partition = config.background_partition;
+  options.background.max_per_node = config.background_max_per_node;
   return options;
 }
 
@@ -180,6 +183,33 @@ std::string Answer(const DaemonConfig& config, DaemonState& state, LogThrottle& 
 
 // A cycle's writes, on the Slurm worker: AdminComments, then, when cleanup is due (`live`: the
 // jobs Slurm has not finished), finished jobs' checkpoint directories. Logs what failed.
+// Background placement's writes (policy/background_placement.h): the partition's node list,
+// then the requeues, each logged with its reason.
+void ApplyBackgroundPlan(const DaemonConfig& config,
+                         const std::optional<std::vector<std::string>>& partition_nodes,
+                         const std::vector<policy::GiveWay>& give_ways) {
+  if (partition_nodes) {
+    std::string error = slurm::SetPartitionNodes(config.background_partition, *partition_nodes);
+    std::string list;
+    for (const std::string& node : *partition_nodes) {
+      list += (list.empty() ? "" : ",") + node;
+    }
+    if (error.empty()) {
+      Log(LogLevel::kInfo, "background partition " + config.background_partition + " nodes: " +
+                               (list.empty() ? "(none)" : list));
+    } else {
+      Log(LogLevel::kWarn, error);
+    }
+  }
+  for (const policy::GiveWay& give_way : give_ways) {
+    std::string error = slurm::RequeueJob(give_way.job_id);
+    Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
+        "background job " + std::to_string(give_way.job_id) + " gives way (requeued, " +
+            policy::ToString(give_way.cause) + "): " + give_way.reason +
+            (error.empty() ? "" : ": " + error));
+  }
+}
+
 void WriteCycleResults(const DaemonConfig& config,
                        const std::vector<std::pair<std::uint32_t, std::string>>& comments,
                        const std::optional<std::set<std::uint32_t>>& live, std::int64_t now) {
@@ -231,7 +261,13 @@ void StartCycle(const DaemonConfig& config, DaemonState& state, SlurmWorker& wor
     }
     worker.Submit(
         [&config, comments = std::move(result.admin_comments), live = std::move(live),
-         now = read.view.now] {
+         now = read.view.now, bg_nodes = std::move(result.background_partition_nodes),
+         give_ways = std::move(result.background_give_way)] {
+          try {
+            ApplyBackgroundPlan(config, bg_nodes, give_ways);
+          } catch (const std::exception& e) {
+            Log(LogLevel::kWarn, std::string("background placement: ") + e.what());
+          }
           WriteCycleResults(config, comments, live, now);
           return true;
         },

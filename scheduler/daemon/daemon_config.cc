@@ -2,6 +2,7 @@
 #include "scheduler/daemon/daemon_config.h"
 
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <string_view>
 
@@ -19,6 +20,17 @@ void RequireAbsolute(const TomlReader& reader, std::string_view key, const std::
   if (path.empty() && allow_empty) return;
   if (path.empty() || path.front() != '/') {
     reader.Fail(key, "invalid value \"" + path + "\": expected an absolute path");
+  }
+}
+
+// A Slurm partition name or empty: letters, digits, '_', '-', '.' (what elasticd hands to
+// slurm_update_partition is the admin's, but a typo should be caught here, not by Slurm).
+void RequirePartitionName(const TomlReader& reader, std::string_view key, const std::string& name) {
+  bool ok = name.size() <= 64;
+  for (unsigned char c : name) ok = ok && (std::isalnum(c) || c == '_' || c == '-' || c == '.');
+  if (!ok) {
+    reader.Fail(key, "invalid value \"" + name +
+                         "\": expected a Slurm partition name (letters, digits, _ - .) or \"\"");
   }
 }
 
@@ -68,6 +80,11 @@ DaemonConfig Read(TomlReader& reader) {
                                            "\"0s\", or \"never\"");
     }
     config.checkpoint_retention = *retention;
+  }
+  if (auto v = reader.String("background.partition")) config.background_partition = *v;
+  RequirePartitionName(reader, "background.partition", config.background_partition);
+  if (auto v = reader.Integer("background.max_per_node", 1, 64)) {
+    config.background_max_per_node = static_cast<int>(*v);
   }
   reader.RejectUnknownKeys();
   return config;

@@ -31,6 +31,12 @@ struct DaemonConfig {
   // How long a finished job's checkpoint directory is kept (0 = removed once Slurm no longer
   // lists the job as unfinished); nullopt ("never"): elasticd never removes any.
   std::optional<std::chrono::seconds> checkpoint_retention{std::chrono::hours(24 * 7)};
+  // [background] (docs/admin.md "Background jobs"; DeepPool §5)
+  // The Slurm partition of --elastic-class=background jobs, whose Nodes= elasticd keeps equal
+  // to the nodes foreground elastic jobs hold; "" = background placement off.
+  std::string background_partition;
+  // Most background jobs on one foreground node; more are requeued.
+  int background_max_per_node = 1;
 };
 
 // "7d", "12h", "30m", "0s" (anything ParseDuration takes, plus whole days) or "never"

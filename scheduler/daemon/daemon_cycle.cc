@@ -4,6 +4,7 @@
 #include <map>
 
 #include "scheduler/daemon/admin_comment.h"
+#include "scheduler/daemon/background_cycle.h"
 #include "scheduler/daemon/order_builder.h"
 #include "scheduler/policy/policy.h"
 
@@ -88,14 +89,31 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
       options.resize &&
       (options.policy.empty() || (configured.policy && configured.policy->WantsElasticJobs()));
   if (resize) {
+    std::vector<policy::ElasticJob> jobs = PlannerJobs(state);
+    // Background jobs keep their size: the background step places and requeues them.
+    std::erase_if(jobs, [&](const policy::ElasticJob& job) {
+      return InBackgroundPartition(view, job.job_id, options.background);
+    });
+    // Nor does a waiting background job make a foreground job shrink for it.
+    const policy::SlurmView planner_view =
+        options.background.partition.empty() ? view
+                                             : WithoutPendingBackground(view, options.background);
     policy::ResizePlan plan =
         configured.policy
-            ? policy::PlanResizes(view, PlannerJobs(state), options.planner, *configured.policy)
-            : policy::PlanResizes(view, PlannerJobs(state), options.planner);
+            ? policy::PlanResizes(planner_view, jobs, options.planner, *configured.policy)
+            : policy::PlanResizes(planner_view, jobs, options.planner);
     for (const policy::ResizeOrderPlan& order : plan.orders) {
       if (JobRecord* job = state.Find(order.job_id)) IssueOrder(state, *job, order, now);
     }
     for (const policy::HeldBack& held : plan.held_back) RecordHeldBack(state, held, now);
+  }
+  // After this cycle's orders, so nodes a new shrink releases already count as left.
+  if (!options.background.partition.empty()) {
+    policy::BackgroundPlan bg =
+        policy::PlanBackground(view, ForegroundJobs(state, view, options.background),
+                               options.background);
+    if (bg.partition_changed) result.background_partition_nodes = std::move(bg.partition_nodes);
+    result.background_give_way = std::move(bg.give_way);
   }
   for (JobRecord& job : state.jobs) {
     if (!job.comment_dirty) continue;

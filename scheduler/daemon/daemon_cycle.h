@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "scheduler/daemon/daemon_state.h"
+#include "scheduler/policy/background_placement.h"
 #include "scheduler/policy/resize_planner.h"
 #include "scheduler/policy/slurm_view.h"
 
@@ -25,10 +27,16 @@ struct CycleOptions {
   // "backfill" (a policy that does not want elastic jobs) resizes nothing; "" runs the
   // planner's own greedy step 2 (kept for tests and benchmarks; elasticd always sets it).
   std::string policy;
+  // [background]: --elastic-class=background placement (background_cycle.h); partition "" = off.
+  policy::BackgroundOptions background;
 };
 
 struct CycleResult {
   std::vector<std::pair<std::uint32_t, std::string>> admin_comments;  // job id, new text
+  // Background placement: the background partition's new Nodes= (only when it changes) and the
+  // background jobs to requeue, most urgent first (policy/background_placement.h).
+  std::optional<std::vector<std::string>> background_partition_nodes;
+  std::vector<policy::GiveWay> background_give_way;
 };
 
 CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,

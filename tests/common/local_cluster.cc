@@ -44,6 +44,9 @@ std::string LocalCluster::Start(const Options& options, bool& unavailable) {
       command += " --resize-interval " + ShellQuote(options.resize_interval);
     }
   }
+  if (!options.background_partition.empty()) {
+    command += " --background-partition " + ShellQuote(options.background_partition);
+  }
   // stdout carries only the export lines; the script's progress goes to stderr (kept in a file
   // so a failure can be shown).
   std::string log = "/tmp/elastic-cluster-up-" + std::to_string(::getpid()) + ".log";

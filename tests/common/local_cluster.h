@@ -24,6 +24,9 @@ class LocalCluster {
     // elasticd's minimum time between two resizes of a job (e.g. "1h": only admin orders
     // resize); empty: the script's default.
     std::string resize_interval;
+    // Adds a partition of this name for --elastic-class=background jobs, named to the plugin
+    // and elasticd (local-cluster.sh --background-partition); empty: none.
+    std::string background_partition;
   };
 
   LocalCluster() = default;

@@ -2,7 +2,9 @@
 # Where elasticd forks and writes to Slurm (docs/security.md U10), from the built binary and its
 # debug line table: its one `fork` call is DetachAfterStartup's (daemonising) and there is no
 # vfork/clone/daemon; its one `slurm_update_job` call is SetAdminComment's, whose descriptor sets
-# nothing but job_id and admin_comment. Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
+# nothing but job_id and admin_comment; its one `slurm_update_partition` call is SetPartitionNodes'
+# (name and nodes only) and its one `slurm_requeue` call RequeueJob's (background placement,
+# scheduler/slurm/background_calls.cc). Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
 # Exit 77 (skipped) when the binary has no line table (a build without -g).
 set -euo pipefail
 bin=$1 src=$2
@@ -41,3 +43,10 @@ fields=$(awk '/^std::string SetAdminComment/ {inside=1} inside {print} inside &&
 grep -q 'slurm_init_job_desc_msg(&desc)' "$src/scheduler/slurm/slurm_client.cc" ||
   fail "SetAdminComment's descriptor is not initialised with slurm_init_job_desc_msg"
 echo "slurm_update_job's descriptor sets only: $fields"
+check_calls slurm_update_partition scheduler/slurm/background_calls.cc '^std::string SetPartitionNodes'
+check_calls slurm_requeue scheduler/slurm/background_calls.cc '^std::string RequeueJob'
+# SetPartitionNodes' message: initialised by Slurm, then only the name and node list set.
+fields=$(awk '/^std::string SetPartitionNodes/ {inside=1} inside {print} inside && /^}/ {inside=0}' \
+  "$src/scheduler/slurm/background_calls.cc" | grep -oE '\bmsg\.[a-z_]+' | sort -u | tr '\n' ' ')
+[[ $fields == "msg.name msg.nodes " ]] || fail "SetPartitionNodes sets: $fields"
+echo "slurm_update_partition's message sets only: $fields"
