@@ -17,6 +17,7 @@
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
 #include "agent/eval/eval_command.h"
+#include "agent/profile/profile_command.h"
 #include "agent/supervisor/allocation.h"
 #include "agent/supervisor/supervisor.h"
 #include "agent/train/checkpoint_signals.h"
@@ -92,6 +93,24 @@ int RunRun(const RunArgs& args) {
   return RunSupervisor(options, std::cout, std::cerr);
 }
 
+// The profiler runs in one process without MPI; the runs it starts are mpirun worlds of their own.
+int RunProfile(const ProfileArgs& args) {
+  ProfileOptions options;
+  options.config_path = args.config_path;
+  options.out_dir = args.out_dir;
+  options.agent_path = std::filesystem::read_symlink("/proc/self/exe").string();
+  RunProfileCommand(options, std::cout);
+  return 0;
+}
+
+// Started by `profile` under mpirun -np 2: every rank takes part in the ping-pong.
+int RunProfileBandwidthRank(const ProfileBandwidthArgs& args,
+                            std::unique_ptr<Communicator>& world, int* argc, char*** argv) {
+  world = MakeWorldCommunicator(argc, argv);
+  RunProfileBandwidth(*world, static_cast<std::size_t>(args.bytes), args.reps, std::cout);
+  return 0;
+}
+
 // A failing rank of a multi-rank world takes the others down instead of leaving them blocked.
 int EndRank(int status, const std::unique_ptr<Communicator>& world) {
   if (status != 0 && world && world->size() > 1) world->Abort(status);
@@ -110,6 +129,10 @@ int main(int argc, char** argv) {
     }
     if (const auto* eval = std::get_if<EvalArgs>(&command)) return RunEval(*eval);
     if (const auto* run = std::get_if<RunArgs>(&command)) return RunRun(*run);
+    if (const auto* profile = std::get_if<ProfileArgs>(&command)) return RunProfile(*profile);
+    if (const auto* bandwidth = std::get_if<ProfileBandwidthArgs>(&command)) {
+      return RunProfileBandwidthRank(*bandwidth, world, &argc, &argv);
+    }
     return RunTrain(std::get<TrainArgs>(command), world, &argc, &argv);
   } catch (const UsageError& e) {
     return EndRank(Fail(e, kExitUsage), world);

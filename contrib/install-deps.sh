@@ -18,8 +18,8 @@ packages=(
   slurmctld slurmd slurm-client slurmdbd slurm-wlm-mysql-plugin mariadb-server munge
   # MPI with PMIx
   openmpi-bin libopenmpi-dev libpmix-dev
-  # data
-  dataset-fashion-mnist
+  # data: Fashion-MNIST (fmnist_cnn) and the fortune files (the gpt model's text corpus)
+  dataset-fashion-mnist fortunes-min
   # tools used by scripts and tests
   procps iproute2 python3
   # security tests: strace (registry saves), systemd-analyze (the shipped unit file)

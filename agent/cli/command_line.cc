@@ -26,7 +26,9 @@ constexpr std::string_view kProgramUsage =
     "Commands:\n"
     "  train    train the configured model (see elastic-agent train --help)\n"
     "  eval     test-set accuracy of the newest checkpoint (see elastic-agent eval --help)\n"
-    "  run      supervise an elastic job from its batch script (see elastic-agent run --help)\n";
+    "  run      supervise an elastic job from its batch script (see elastic-agent run --help)\n"
+    "  profile  measure sampled configurations for the performance model's fitter (see\n"
+    "           elastic-agent profile --help)\n";
 constexpr std::string_view kRunUsage =
     "Usage: elastic-agent run --config FILE [--socket PATH] [--max-restarts N]\n"
     "\n"
@@ -58,6 +60,17 @@ constexpr std::string_view kEvalUsage =
     "`elastic-agent: eval checkpoint=<path> step=<N> accuracy=<0..1> correct=<n> total=<n>`, then\n"
     "one `class=<label> name=\"<name>\" accuracy=... correct=... total=...` line per class.\n"
     "Deterministic: the same checkpoint and config always print the same numbers.\n";
+
+constexpr std::string_view kProfileUsage =
+    "Usage: elastic-agent profile --config FILE [--out DIR]\n"
+    "\n"
+    "Runs every sampled configuration ([[run]]: workers, plan, threads, ga_steps/micro_batches,\n"
+    "cpu_threads) of the profile FILE for real, as `mpirun -np W elastic-agent train`, and\n"
+    "records its steady-state throughput (median samples/s over measured_steps after\n"
+    "warmup_steps). Also measures the model's forward time per sample (one worker, per thread\n"
+    "count), the bandwidth between two ranks and the host copy bandwidth. Writes\n"
+    "DIR/points.json (the input of `elastic-plan fit`), DIR/points.csv, and each run's job file\n"
+    "and output under DIR/runs/. Format: docs/perf-model.md, \"Profiling and fitting\".\n";
 
 std::string Describe(std::string_view usage, const po::options_description& options) {
   std::ostringstream text;
@@ -143,6 +156,43 @@ Command ParseRun(const std::vector<std::string>& args) {
                  values.count("socket") ? values["socket"].as<std::string>() : "", max_restarts};
 }
 
+Command ParseProfile(const std::vector<std::string>& args) {
+  po::options_description options("Options", kHelpWidth);
+  options.add_options()("help,h", "show this help and exit")(
+      "config,c", po::value<std::string>()->required()->value_name("FILE"),
+      "profile file (TOML): the job config to profile and the [[run]] configurations")(
+      "out,o", po::value<std::string>()->default_value(".")->value_name("DIR"),
+      "directory for points.json, points.csv and runs/ (created if missing)");
+  po::variables_map values = Parse(args, options, "profile");
+  if (values.count("help") != 0) return ShowText{Describe(kProfileUsage, options)};
+  const std::string out = values["out"].as<std::string>();
+  if (out.empty()) {
+    throw UsageError("profile: --out: invalid value \"\": expected a directory "
+                     "(see elastic-agent profile --help)");
+  }
+  return ProfileArgs{values["config"].as<std::string>(), out};
+}
+
+Command ParseProfileBandwidth(const std::vector<std::string>& args) {
+  po::options_description options("Options", kHelpWidth);
+  options.add_options()("help,h", "show this help and exit")(
+      "bytes", po::value<std::int64_t>()->required()->value_name("N"), "message size")(
+      "reps", po::value<int>()->required()->value_name("R"), "measured ping-pongs");
+  po::variables_map values = Parse(args, options, "profile-bandwidth");
+  if (values.count("help") != 0) {
+    return ShowText{Describe("Usage: elastic-agent profile-bandwidth --bytes N --reps R\n"
+                             "(started by elastic-agent profile under mpirun -np 2)\n",
+                             options)};
+  }
+  ProfileBandwidthArgs parsed{values["bytes"].as<std::int64_t>(), values["reps"].as<int>()};
+  if (parsed.bytes < 1 || parsed.bytes > (std::int64_t{1} << 32) || parsed.reps < 1 ||
+      parsed.reps > 100000) {
+    throw UsageError("profile-bandwidth: expected --bytes from 1 to 2^32 and --reps from 1 to "
+                     "100000");
+  }
+  return parsed;
+}
+
 }  // namespace
 
 std::string_view AgentVersion() { return ELASTIC_AGENT_VERSION; }
@@ -162,8 +212,10 @@ Command ParseCommandLine(const std::vector<std::string>& args) {
   if (*command == "train") return ParseTrain({command + 1, args.end()});
   if (*command == "eval") return ParseEval({command + 1, args.end()});
   if (*command == "run") return ParseRun({command + 1, args.end()});
+  if (*command == "profile") return ParseProfile({command + 1, args.end()});
+  if (*command == "profile-bandwidth") return ParseProfileBandwidth({command + 1, args.end()});
   throw UsageError("unknown command \"" + *command +
-                   "\": expected train, eval or run (see elastic-agent --help)");
+                   "\": expected train, eval, run or profile (see elastic-agent --help)");
 }
 
 }  // namespace elastic::agent

@@ -35,7 +35,22 @@ struct RunArgs {
   int max_restarts = 2;  // failed steps relaunched from the newest checkpoint, per job
 };
 
-using Command = std::variant<ShowText, TrainArgs, EvalArgs, RunArgs>;
+// `profile --config F [--out DIR]`: run the sampled configurations of profile file F and write
+// DIR/points.json and DIR/points.csv (agent/profile/profile_command.h).
+struct ProfileArgs {
+  std::string config_path;
+  std::string out_dir = ".";
+};
+
+// `profile-bandwidth --bytes N --reps R`: the rank-to-rank bandwidth measurement that `profile`
+// starts under `mpirun -np 2` (internal; not in the program's --help).
+struct ProfileBandwidthArgs {
+  std::int64_t bytes = 0;
+  int reps = 0;
+};
+
+using Command =
+    std::variant<ShowText, TrainArgs, EvalArgs, RunArgs, ProfileArgs, ProfileBandwidthArgs>;
 
 // `args` are argv[1..]. A global option before the command applies to the program, after it to
 // the command (`elastic-agent train --help` shows train's help).

@@ -1,12 +1,14 @@
 // Loading, environment overrides and validation of the job config.
 #include "agent/config/job_config.h"
 
+#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <system_error>
 
 #include "agent/data/fashion_mnist_files.h"
+#include "agent/data/text_corpus.h"
 #include "agent/model/registry.h"
 #include "scheduler/common/toml_reader.h"
 
@@ -49,7 +51,11 @@ void ReadChoice(TomlReader& reader, std::string_view key, Parsed<T> (*parse)(std
 
 void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.String("model.name")) c.model.name = *v;
-  if (auto v = reader.String("data.path")) c.data.path = *v;
+  if (auto v = reader.String("data.path")) {
+    c.data.path = *v;
+  } else if (IsKnownModel(c.model.name) && DatasetOf(c.model.name) == DatasetKind::kTextCorpus) {
+    c.data.path = kDefaultCorpusPath;  // the default follows the model's dataset
+  }
   c.data.path = ResolvePath(c.data.path, base_dir);
   if (auto v = reader.Integer("data.workers", 0, kMaxDataWorkers)) c.data.workers = *v;
   if (auto v = reader.Integer("data.prefetch", 1, kMaxDataPrefetch)) c.data.prefetch = *v;
@@ -77,6 +83,9 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.Integer("train.cpu_threads", 1, kMaxThreads)) t.cpu_threads = *v;
   if (auto v = reader.Integer("train.log_every", 0, kMaxInt)) t.log_every = *v;
   if (auto v = reader.Integer("train.step_timeout_s", 0, kMaxInt)) t.step_timeout_s = *v;
+  if (auto v = reader.String("train.perf_model"); v && !v->empty()) {
+    t.perf_model = ResolvePath(*v, base_dir);
+  }
   if (auto v = reader.String("train.scaling")) {
     if (*v == "est") {
       t.scaling = Scaling::kEst;
@@ -110,6 +119,10 @@ Origins ApplyEnvironment(const EnvLookup& env, JobConfig& c) {
   Override(env, "SLURM_ELASTIC_PLAN", &ParsePlan, c.train.plan, origins.plan);
   Override(env, "SLURM_ELASTIC_DETERMINISM", &ParseDeterminism, c.train.determinism,
            origins.determinism);
+  PlanArgs plan_args;
+  std::string args_origin;
+  Override(env, "SLURM_ELASTIC_PLAN_ARGS", &ParsePlanArgs, plan_args, args_origin);
+  if (plan_args.cpu_threads) c.train.cpu_threads = *plan_args.cpu_threads;
   // The plugin prepares a private per-job directory; an explicit checkpoint.dir still wins,
   // since a user who names one wants checkpoints there (e.g. to resume across jobs).
   if (c.checkpoint.dir.empty()) {
@@ -120,7 +133,32 @@ Origins ApplyEnvironment(const EnvLookup& env, JobConfig& c) {
   return origins;
 }
 
+// The gpt model's corpus (text_corpus.h): the fortunes-min files in data.path.
+void ValidateTextCorpus(TomlReader& reader, const JobConfig& c) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(c.data.path, error)) {
+    reader.Fail("data.path", Quoted(c.data.path) +
+                                 " is not a directory: expected the fortune files of model " +
+                                 Quoted(c.model.name) +
+                                 "'s text corpus (install the Debian package fortunes-min: "
+                                 "/usr/share/games/fortunes)");
+  }
+  if (auto missing = MissingCorpusFile(c.data.path)) {
+    reader.Fail("data.path", Quoted(c.data.path) + " has no file " + Quoted(*missing) +
+                                 ": expected the fortunes-min corpus (install the Debian "
+                                 "package fortunes-min)");
+  }
+  if (c.data.augment != Augment::kNone) {
+    reader.Fail("data.augment", Quoted(ToString(c.data.augment)) + " mirrors images: model " +
+                                    Quoted(c.model.name) + " reads text; expected \"none\"");
+  }
+}
+
 void ValidateData(TomlReader& reader, const JobConfig& c) {
+  if (DatasetOf(c.model.name) == DatasetKind::kTextCorpus) {
+    ValidateTextCorpus(reader, c);
+    return;
+  }
   std::error_code error;
   if (!std::filesystem::is_directory(c.data.path, error)) {
     reader.Fail("data.path", Quoted(c.data.path) +
@@ -134,12 +172,24 @@ void ValidateData(TomlReader& reader, const JobConfig& c) {
   }
 }
 
+void ValidatePerfModel(TomlReader& reader, const JobConfig& c) {
+  if (c.train.perf_model.empty()) return;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(c.train.perf_model, error)) {
+    reader.Fail("train.perf_model", Quoted(c.train.perf_model) +
+                                        " is not a file: expected a fitted.json from "
+                                        "`elastic-plan fit` (or drop the key for the built-in "
+                                        "model)");
+  }
+}
+
 void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins) {
   if (!IsKnownModel(c.model.name)) {
     reader.Fail("model.name", "unknown model " + Quoted(c.model.name) + ": expected one of " +
                                   std::string(KnownModelNames()));
   }
   ValidateData(reader, c);
+  ValidatePerfModel(reader, c);
   const JobConfig::Train& t = c.train;
   if (t.lr <= 0) reader.Fail("train.lr", "invalid value 0: expected a number > 0");
   if (t.momentum >= 1) {
@@ -160,6 +210,39 @@ void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins) {
 }
 
 }  // namespace
+
+Parsed<PlanArgs> ParsePlanArgs(std::string_view text) {
+  PlanArgs args;
+  Parsed<PlanArgs> out;
+  if (!text.empty() && text.back() == ',') {
+    out.error = "invalid value " + Quoted(text) + ": a trailing comma; expected c=<host threads>";
+    return out;
+  }
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    const std::string_view value =
+        eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+    if (key != "c" || eq == std::string_view::npos) {
+      out.error = "invalid item " + Quoted(item) + ": expected c=<host threads> (e.g. \"c=2\")";
+      return out;
+    }
+    std::int64_t threads = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
+    if (ec != std::errc() || end != value.data() + value.size() || threads < 1 ||
+        threads > kMaxThreads) {
+      out.error = "invalid value " + Quoted(value) + " for c: expected an integer from 1 to " +
+                  std::to_string(kMaxThreads);
+      return out;
+    }
+    args.cpu_threads = threads;
+  }
+  out.value = args;
+  return out;
+}
 
 std::string_view ToString(Augment augment) { return augment == Augment::kFlip ? "flip" : "none"; }
 

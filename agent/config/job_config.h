@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -85,6 +86,9 @@ struct JobConfig {
     std::int64_t log_every = kDefaultLogEvery;  // progress line interval in steps; 0 = none
     std::int64_t step_timeout_s = kDefaultStepTimeoutS;  // stalled-peer watchdog; 0 = off
     Scaling scaling = kDefaultScaling;
+    // A fitted.json (scheduler/perf/perf_json.h) the supervisor predicts plans with; empty =
+    // its built-in model (agent/supervisor/default_perf_model.h). Absolute after loading.
+    std::string perf_model;
   } train;
   struct Checkpoint {
     std::string dir;                                          // empty = no checkpoints
@@ -94,6 +98,15 @@ struct JobConfig {
   // Samples each EST processes per step.
   std::int64_t est_batch() const { return train.global_batch / train.ests; }
 };
+
+// Per-plan parameters the supervisor hands one generation beside SLURM_ELASTIC_PLAN, in
+// SLURM_ELASTIC_PLAN_ARGS: comma-separated key=value, today only c=<1..256> (zero-offload's host
+// threads, overriding train.cpu_threads; changes no bit). "" = none. A separate variable, not a
+// suffix of SLURM_ELASTIC_PLAN, because the SPANK plugin parses that one as a plain plan word.
+struct PlanArgs {
+  std::optional<std::int64_t> cpu_threads;
+};
+Parsed<PlanArgs> ParsePlanArgs(std::string_view text);
 
 // Reads `path`, applies environment overrides from `env` and validates. Relative data.path and
 // checkpoint.dir are resolved against the directory of `path`, so a config works from any cwd.

@@ -6,6 +6,7 @@
 
 #include "agent/common/errors.h"
 #include "agent/model/fmnist_cnn.h"
+#include "agent/model/gpt.h"
 
 namespace elastic::agent {
 namespace {
@@ -13,10 +14,14 @@ namespace {
 struct ModelEntry {
   std::string_view name;
   std::shared_ptr<Model> (*make)();
+  DatasetKind data;
 };
 
-constexpr std::array<ModelEntry, 1> kModels{{
-    {"fmnist_cnn", []() -> std::shared_ptr<Model> { return std::make_shared<FmnistCnn>(); }},
+constexpr std::array<ModelEntry, 2> kModels{{
+    {"fmnist_cnn", []() -> std::shared_ptr<Model> { return std::make_shared<FmnistCnn>(); },
+     DatasetKind::kFashionMnist},
+    {"gpt", []() -> std::shared_ptr<Model> { return std::make_shared<Gpt>(); },
+     DatasetKind::kTextCorpus},
 }};
 
 }  // namespace
@@ -42,6 +47,14 @@ std::string_view KnownModelNames() {
 std::shared_ptr<Model> MakeModel(std::string_view name) {
   for (const ModelEntry& entry : kModels) {
     if (entry.name == name) return entry.make();
+  }
+  throw TrainingError("unknown model \"" + std::string(name) + "\": expected one of " +
+                      std::string(KnownModelNames()));
+}
+
+DatasetKind DatasetOf(std::string_view name) {
+  for (const ModelEntry& entry : kModels) {
+    if (entry.name == name) return entry.data;
   }
   throw TrainingError("unknown model \"" + std::string(name) + "\": expected one of " +
                       std::string(KnownModelNames()));

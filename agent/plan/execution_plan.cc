@@ -36,16 +36,23 @@ perf::ExecutionPlan ResolveExecutionPlan(const JobConfig& config, int world_size
       }
       break;
     case Plan::kTp:
+      // One TP group of all W ranks (tensor_parallel.h): d = 1, t = W, and every rank runs all
+      // E ESTs' micro-batches (accumulated, in EST order) with its shard of the layers.
+      plan.dp = 1;
+      plan.tp = world_size;
+      plan.ga_steps = static_cast<int>(config.train.ests);
+      break;
     case Plan::kBurst:
       throw ConfigError("train.plan: plan \"" + std::string(ToString(config.train.plan)) +
                         "\" is not implemented by this elastic-agent yet: expected auto, dp, ga, "
-                        "gc, zero-dp, zero-offload or pp");
+                        "gc, zero-dp, zero-offload, tp or pp");
   }
   return plan;
 }
 
 EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int rank, int ranks) {
   if (plan.pp > 1) return rank == 0 ? EstRange{0, ests} : EstRange{ests, ests};
+  if (plan.tp > 1) return EstRange{0, ests};  // the whole TP group runs every EST
   return HostedEsts(ests, rank, ranks);
 }
 

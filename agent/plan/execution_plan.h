@@ -16,15 +16,16 @@ namespace elastic::agent {
 // a = ceil(E / W) ESTs time-sliced per rank (the EST runtime's gradient accumulation, so `ga`
 // is the EST runtime made explicit, not new machinery), GC, ZeRO stage 2, offload with
 // train.cpu_threads host threads; pp: W pipeline stages (dp = 1) with the E ESTs as micro-batches
-// (on one rank pp is dp). `auto` runs dp (the supervisor resolves auto through the planner
-// before it relaunches). Throws ConfigError for tp and burst, which this agent does not
-// implement, naming the plans it does.
+// (on one rank pp is dp); tp: one tensor-parallel group of t = world_size ranks (dp = 1) that
+// runs all E ESTs' micro-batches together (tensor_parallel.h; on one rank tp is dp). `auto` runs
+// dp (the supervisor resolves auto through the planner before it relaunches). Throws ConfigError
+// for burst, which this agent does not implement, naming the plans it does.
 // REQUIRES: 1 <= world_size <= train.ests (the trainer checks it first).
 perf::ExecutionPlan ResolveExecutionPlan(const JobConfig& config, int world_size);
 
 // The ESTs rank `rank` of `ranks` hosts under `plan` (their data, streams and loader state):
 // the EST placement (est_placement.h), except under PP, where stage 0 feeds every EST into the
-// pipeline and the other stages host none.
+// pipeline and the other stages host none, and under TP, where every rank hosts every EST.
 EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int rank, int ranks);
 
 // The plan word this generation runs: train.plan, with auto as dp.

@@ -9,6 +9,8 @@
 //   receives only its shard of every EST's gradient (reduce-scatter), folds it in EST order,
 //   keeps the momentum and updates only its shard (zero-offload: on c host threads), then the
 //   parameters are all-gathered.
+// - tensor-parallel (tp, t > 1; tensor_parallel.h): replicated parameters and optimizer state;
+//   each rank's chunks of the split layers' gradients are all-gathered before the SGD step.
 // - sharded by pipeline stage (pp): as above, but every stage already folded its own parameters'
 //   gradients over all E ESTs (pipeline.h), so there is no reduce-scatter.
 // Checkpoints stay plan-independent: both write the full SGD state in LibTorch's archive format
@@ -25,6 +27,7 @@
 
 #include "agent/comm/communicator.h"
 #include "agent/config/job_config.h"
+#include "agent/model/tensor_parallel_layers.h"
 #include "agent/plan/parameter_shards.h"
 #include "agent/train/est_placement.h"
 #include "agent/train/gradient_stash.h"
@@ -60,6 +63,9 @@ struct UpdateContext {
   // Which rank owns which parameters for a sharded update: empty = split by size
   // (SplitParameters); pp passes its stages' parameters (pipeline.h StageShards).
   std::vector<ParameterShard> owners;
+  // tp: the model's split parameters (Model::TensorParallelParameters), whose gradients each rank
+  // knows only for its own chunk (tensor_parallel.h); empty for every other plan.
+  std::vector<SplitParameter> split;
 };
 
 // Throws ConfigError for a combination it cannot run (ZeRO under d0 on several ranks).

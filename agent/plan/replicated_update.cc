@@ -4,6 +4,7 @@
 
 #include "agent/plan/parameter_update.h"
 #include "agent/plan/sharded_update.h"
+#include "agent/plan/tensor_parallel.h"
 
 namespace elastic::agent {
 namespace {
@@ -49,6 +50,7 @@ std::string SgdArchiveBytes(const torch::optim::SGD& optimizer) {
 
 std::unique_ptr<ParameterUpdate> MakeParameterUpdate(const perf::ExecutionPlan& plan,
                                                      const UpdateContext& context) {
+  if (plan.tp > 1) return MakeTensorParallelUpdate(context);
   if (plan.zero_stage > 0 || plan.pp > 1) return MakeShardedUpdate(plan, context);
   return std::make_unique<ReplicatedUpdate>(context);
 }

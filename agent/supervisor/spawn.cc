@@ -26,6 +26,7 @@ Spawned Spawn(const std::vector<std::string>& argv, const SpawnOptions& options)
     ::dup2(fds[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copies
     if (options.merge_stderr) ::dup2(fds[1], STDERR_FILENO);
     for (const std::string& name : options.unset_env) ::unsetenv(name.c_str());
+    for (const auto& [name, value] : options.set_env) ::setenv(name.c_str(), value.c_str(), 1);
     ::execvp(args[0], args.data());
     _exit(127);
   }

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace elastic::agent {
@@ -17,6 +18,7 @@ struct Spawned {
 struct SpawnOptions {
   bool merge_stderr = false;
   std::vector<std::string> unset_env;  // removed in the child only
+  std::vector<std::pair<std::string, std::string>> set_env;  // set in the child only, after unset
 };
 
 // Starts argv[0] (searched in PATH). Throws std::system_error if pipe or fork fails; an exec

@@ -21,8 +21,13 @@ StepProcess::~StepProcess() {
   if (out_fd_ >= 0) ::close(out_fd_);
 }
 
-void StepProcess::Launch(const std::vector<std::string>& argv) {
-  Spawned child = Spawn(argv);
+void StepProcess::Launch(const std::vector<std::string>& argv,
+                         const std::vector<std::pair<std::string, std::string>>& set_env,
+                         const std::vector<std::string>& unset_env) {
+  SpawnOptions options;
+  options.set_env = set_env;
+  options.unset_env = unset_env;
+  Spawned child = Spawn(argv, options);
   if (out_fd_ >= 0) ::close(out_fd_);
   out_fd_ = child.out_fd;
   pid_ = child.pid;
@@ -34,7 +39,8 @@ void StepProcess::Signal(int signal_number) const {
   if (pid_ > 0) ::kill(pid_, signal_number);
 }
 
-void StepProcess::Pump(std::chrono::milliseconds timeout, std::ostream& out) {
+void StepProcess::Pump(std::chrono::milliseconds timeout, std::ostream& out,
+                       const std::function<void(const std::string&)>& on_line) {
   if (out_fd_ < 0) {
     ::poll(nullptr, 0, static_cast<int>(timeout.count()));
     return;
@@ -57,6 +63,7 @@ void StepProcess::Pump(std::chrono::milliseconds timeout, std::ostream& out) {
     partial_.erase(0, newline + 1);
     if (line.rfind(kFirstStepMarker, 0) == 0) first_step_seen_ = true;
     out << line << '\n';
+    if (on_line) on_line(line);
   }
   out.flush();
 }

@@ -6,9 +6,11 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace elastic::agent {
@@ -20,14 +22,19 @@ class StepProcess {
   StepProcess& operator=(const StepProcess&) = delete;
   ~StepProcess();  // kills a step still running (SIGKILL) and reaps it
 
-  // Starts argv[0] (searched in PATH) with the current environment. Throws std::system_error.
-  void Launch(const std::vector<std::string>& argv);
+  // Starts argv[0] (searched in PATH) with the current environment, less `unset_env` and with
+  // `set_env` added (the generation's plan). Throws std::system_error.
+  void Launch(const std::vector<std::string>& argv,
+              const std::vector<std::pair<std::string, std::string>>& set_env = {},
+              const std::vector<std::string>& unset_env = {});
   bool running() const { return pid_ > 0; }
   void Signal(int signal_number) const;
 
   // Forwards complete stdout lines to `out` for up to `timeout`, returns once something was read
-  // or the time is up. Sets first_step_seen() when the agent's marker passes by.
-  void Pump(std::chrono::milliseconds timeout, std::ostream& out);
+  // or the time is up. Sets first_step_seen() when the agent's marker passes by. `on_line` (if
+  // set) sees each complete line after it was forwarded.
+  void Pump(std::chrono::milliseconds timeout, std::ostream& out,
+            const std::function<void(const std::string&)>& on_line = {});
   bool first_step_seen() const { return first_step_seen_; }
 
   // The exit status once the step has ended (128 + signal when killed), else nullopt.

@@ -2,8 +2,10 @@
 #include "agent/supervisor/supervisor.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -14,6 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/supervisor/allocation.h"
+#include "agent/supervisor/plan_drift.h"
+#include "agent/supervisor/plan_inputs.h"
+#include "agent/supervisor/plan_selection.h"
 #include "agent/supervisor/resize_state_machine.h"
 #include "agent/supervisor/step_process.h"
 #include "scheduler/daemon/client.h"
@@ -25,6 +30,31 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::atomic<int> terminate_signal{0};
+
+std::optional<std::string> GetEnv(std::string_view name) {
+  const char* value = std::getenv(std::string(name).c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+// Slurm hands a batch job's SPANK options to every srun inside it as
+// _SLURM_SPANK_OPTION_<plugin>_<option> variables (a plain word for the job's --elastic-plan),
+// and the plugin then exports that word as the task's SLURM_ELASTIC_PLAN, over ours. Without
+// the variable srun reads SLURM_ELASTIC_PLAN itself (the plugin's environment fallback).
+std::vector<std::string> SpankPlanOptionVariables() {
+  constexpr std::string_view kPrefix = "_SLURM_SPANK_OPTION_", kSuffix = "elastic_plan";
+  std::vector<std::string> names;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    std::string_view name = text.substr(0, text.find('='));
+    if (name.substr(0, kPrefix.size()) == kPrefix && name.size() >= kSuffix.size() &&
+        name.substr(name.size() - kSuffix.size()) == kSuffix) {
+      names.emplace_back(name);
+    }
+  }
+  return names;
+}
+
 void OnTerminate(int signal_number) { terminate_signal.store(signal_number); }
 
 struct Order {
@@ -37,7 +67,8 @@ class Supervisor {
  public:
   Supervisor(const SupervisorOptions& options, std::ostream& out, std::ostream& err)
       : options_(options), out_(out), err_(err),
-        codec_(daemon::MakeMungeCodec(options.munge_socket)) {
+        codec_(daemon::MakeMungeCodec(options.munge_socket)),
+        plan_inputs_(ReadPlanInputs(options.config_path, &GetEnv)) {
     const char* id = std::getenv("SLURM_JOB_ID");
     const char* nodes = std::getenv("SLURM_JOB_NUM_NODES");
     if (!id || !nodes) {
@@ -51,10 +82,13 @@ class Supervisor {
   int Run() {
     Note("supervising job " + std::to_string(job_id_) + " on " +
          std::to_string(machine_->nodes()) + " node(s)");
+    Note("plan choice on every launch; performance model: " + plan_inputs_.model_source);
     Register();
     Execute(machine_->Start());
     while (!Terminal()) {
-      step_.Pump(std::chrono::milliseconds(200), out_);
+      step_.Pump(std::chrono::milliseconds(200), out_, [this](const std::string& line) {
+        if (auto note = drift_.OnLine(line)) Note(*note);
+      });
       if (pause_started_ && step_.first_step_seen()) EndPause();
       if (auto code = step_.TryWait()) OnStepEnded(*code);
       if (terminate_signal.load() && !forwarded_stop_) {
@@ -116,10 +150,15 @@ class Supervisor {
       if (Clock::now() >= next_register_) Register();
       if (!registered_) return;
     }
-    auto reply = Send({{"op", "poll"}, {"job_id", job_id_},
-                       {"generation", machine_->generation()}, {"seen_order", seen_order_},
-                       {"state", ToString(machine_->state())}, {"detail", detail_},
-                       {"pause_s", last_pause_s_}, {"pause_generation", pause_generation_}});
+    nlohmann::json poll = {{"op", "poll"}, {"job_id", job_id_},
+                           {"generation", machine_->generation()}, {"seen_order", seen_order_},
+                           {"state", ToString(machine_->state())}, {"detail", detail_},
+                           {"pause_s", last_pause_s_}, {"pause_generation", pause_generation_}};
+    if (!running_plan_.empty()) {  // the plan this launch chose (AdminComment's plan=)
+      poll["running_plan"] = running_plan_;
+      poll["predicted_samples_per_s"] = predicted_samples_per_s_;
+    }
+    auto reply = Send(poll);
     if (!reply) {
       if (last_error_.find("not registered") != std::string::npos) registered_ = false;
       return;  // elasticd restarting or gone: keep training, try again next poll
@@ -247,10 +286,53 @@ class Supervisor {
     const std::string n = std::to_string(action.nodes);
     Note("generation " + std::to_string(action.generation) + ": srun on " + n + " node(s) " +
          (std::getenv("SLURM_JOB_NODELIST") ? std::getenv("SLURM_JOB_NODELIST") : ""));
+    std::vector<std::pair<std::string, std::string>> plan_env = ChoosePlan(action);
     step_.Launch({"srun", "--mpi=pmix", "-N", n, "-n", n, "--ntasks-per-node=1",
                   "--kill-on-bad-exit=1", options_.agent_path, "train", "--config",
-                  options_.config_path});
+                  options_.config_path},
+                 plan_env, plan_env.empty() ? std::vector<std::string>{}
+                                            : SpankPlanOptionVariables());
     if (order_received_) pause_started_ = true;
+  }
+
+  // Rubick §3: re-plan for every node set. The plan for the node set this launch gets, logged,
+  // remembered for the reports to elasticd, and returned as the step's environment (empty: the
+  // step runs the job's own plan).
+  std::vector<std::pair<std::string, std::string>> ChoosePlan(const Action& action) {
+    const PlanRequest& request = plan_inputs_.request;
+    const std::string g = "generation " + std::to_string(action.generation) + ": plan ";
+    std::optional<PlanSelection> chosen;
+    if (GetEnv("SLURM_ELASTIC").value_or("") != "1") {
+      // Outside an --elastic job the SPANK plugin refuses an srun that carries elastic
+      // settings (SLURM_ELASTIC_PLAN), so the step runs the job's own plan.
+      Note(g + "the job's own (not an --elastic job: SLURM_ELASTIC is unset)");
+    } else if (plan_inputs_.model) {
+      NodeAllocation allocation = AllocationFromEnv(action.nodes, &GetEnv);
+      perf::Checked<PlanSelection> s = SelectPlan(*plan_inputs_.model, request, allocation);
+      if (s) {
+        chosen = *s;
+      } else {
+        Note(g + "none chosen on " + std::to_string(action.nodes) + " node(s): " + s.error +
+             "; the step runs the job's plan " + std::string(ToString(request.requested)));
+      }
+    } else {
+      Note(g + "the job's own (no performance model to choose with)");
+    }
+    if (!chosen) {
+      // auto without a choice runs dp in the agent (execution_plan.cc RunPlanWord).
+      running_plan_ = request.requested == Plan::kAuto ? "dp" : ToString(request.requested);
+      predicted_samples_per_s_ = 0.0;
+      drift_.StartGeneration(action.generation, 0.0);
+      return {};
+    }
+    running_plan_ = ToString(chosen->word);
+    predicted_samples_per_s_ = chosen->predicted_samples_per_s;
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.1f", chosen->predicted_samples_per_s);
+    Note(g + running_plan_ + " (predicted " + rate + " samples/s, " + chosen->reason + "); runs " +
+         perf::Describe(chosen->plan));
+    drift_.StartGeneration(action.generation, chosen->predicted_samples_per_s);
+    return PlanEnvironment(*chosen);
   }
 
   // The pause and where it went: the step's checkpoint-and-exit, the allocation change (Slurm),
@@ -280,6 +362,10 @@ class Supervisor {
   std::ostream& out_;
   std::ostream& err_;
   std::unique_ptr<daemon::CredentialCodec> codec_;
+  PlanInputs plan_inputs_;                // the job's plan request and performance model
+  std::string running_plan_;              // the plan word of the current step, for elasticd
+  double predicted_samples_per_s_ = 0.0;  // its predicted throughput (0 = none)
+  PlanDriftWatch drift_;
   std::uint32_t job_id_ = 0;
   std::unique_ptr<ResizeStateMachine> machine_;
   StepProcess step_;

@@ -1,5 +1,6 @@
 // `elastic-agent run`: the job's supervisor inside the batch script (design.md §3). Registers the
-// job with elasticd, runs the training step with srun on the current node set, and carries out
+// job with elasticd, runs the training step with srun on the current node set, with the plan
+// chosen for that node set on every launch (plan_selection.h, docs/plans.md), and carries out
 // resize orders through ResizeStateMachine: stop the step at a mini-batch boundary (its
 // on-demand checkpoint), resize the allocation, refresh SLURM_*, relaunch, report. If elasticd
 // is unreachable the job simply trains at its current size and keeps trying to register.

@@ -14,6 +14,8 @@
 #include "agent/checkpoint/checkpoint_writer.h"
 #include "agent/comm/communicator.h"
 #include "agent/common/errors.h"
+#include "agent/data/char_dataset.h"
+#include "agent/model/registry.h"
 #include "agent/plan/execution_plan.h"
 #include "agent/train/checkpoint_signals.h"
 #include "agent/train/step_watchdog.h"
@@ -63,6 +65,14 @@ std::int64_t StopStep(const JobConfig& config, const TrainOptions& options) {
                      ": beyond train.steps = " + std::to_string(config.train.steps));
   }
   return *options.until_step;
+}
+
+// The training set of config.model.name's dataset (registry.h DatasetOf) from data.path.
+Dataset LoadTrainingSet(const JobConfig& config) {
+  if (DatasetOf(config.model.name) == DatasetKind::kTextCorpus) {
+    return LoadTextCorpus(config.data.path);
+  }
+  return LoadFashionMnist(config.data.path, Split::kTrain);
 }
 
 // How many checkpoints stay in checkpoint.dir: the newest, and one to fall back to if the newest
@@ -217,7 +227,7 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
   std::ostream silent(nullptr);  // discards: notes come from rank 0 only
   std::ostream& notes = primary ? err : silent;
   const std::int64_t stop = StopStep(config, options);
-  Dataset data = LoadFashionMnist(config.data.path, Split::kTrain);
+  Dataset data = LoadTrainingSet(config);
   const std::int64_t samples = data.size();
   Trainer trainer(config, std::move(data), world);
   const std::optional<std::int64_t> resumed = Resume(config, trainer, notes);

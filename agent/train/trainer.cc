@@ -14,6 +14,7 @@
 #include "agent/model/registry.h"
 #include "agent/plan/execution_plan.h"
 #include "agent/plan/grad_checkpoint.h"
+#include "agent/plan/tensor_parallel.h"
 #include "agent/train/params_digest.h"
 #include "scheduler/common/toml_reader.h"
 
@@ -125,7 +126,7 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
       hosted_(HostedEstsUnder(plan_, config.train.ests, world_->rank(), world_->size())),
       data_(CheckRunnable(config, std::move(data))),
       fold_locally_(world_->size() == 1 || config.train.determinism == Determinism::kD0 ||
-                    plan_.pp > 1),
+                    plan_.pp > 1 || plan_.tp > 1),
       queue_(MakeBatchQueue(config, data_, hosted_)),
       model_(MakeSeededModel(config)),
       ests_(MakeHostedEsts(config, hosted_)),
@@ -135,20 +136,24 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
       model_->parameters(),
       torch::optim::SGDOptions(config.train.lr).momentum(config.train.momentum));
   std::vector<ParameterShard> owners;  // empty: the sharded update splits by size
+  // Also on one rank, so that a model that cannot split is refused whatever W is.
+  if (RunPlanWord(config) == Plan::kTp) EnableTensorParallel(*model_, *world_);
   if (plan_.pp > 1) {
     owners = StageShards(*model_, world_->size());
     pipeline_ = std::make_unique<Pipeline>(*model_, *world_, stash_, config.train.ests);
   }
   update_ = MakeParameterUpdate(
       plan_, UpdateContext{config_, *world_, hosted_, fold_locally_, stash_, *optimizer_,
-                           model_->parameters(), std::move(owners)});
+                           model_->parameters(), std::move(owners),
+                           model_->TensorParallelParameters()});
 }
 
 double Trainer::RunStep() {
-  const std::vector<float> hosted_losses =
+  std::vector<float> hosted_losses =
       pipeline_
           ? pipeline_->RunStep([this](std::int64_t est) { return queue_->Next(step_, est); }, ests_)
           : RunHostedEsts();
+  if (!ReportsHostedEsts()) hosted_losses.clear();  // a TP group's losses come from rank 0
   // Every EST's loss on every rank, in EST-id order (contiguous blocks in rank order; under pp
   // the last stage holds all of them).
   std::vector<std::int64_t> counts;

@@ -69,8 +69,9 @@ class Trainer {
  public:
   // Builds the model from torch::manual_seed(train.seed), the hosted ESTs and the optimizer.
   // Calls ConfigureTorchRuntime. Throws ConfigError when the dataset is smaller than one global
-  // batch, for more ranks than ESTs, for plans this agent cannot run (tp, burst) and for pp on
-  // more ranks than the model has blocks.
+  // batch, for more ranks than ESTs, for plans this agent cannot run (burst), for pp on more
+  // ranks than the model has blocks and for tp on a model that cannot split (fmnist_cnn) or
+  // not across this many ranks.
   // REQUIRES: `config` came from LoadJobConfig; every rank of `world` constructs one.
   Trainer(const JobConfig& config, Dataset data, Communicator& world);
   // A world of one rank hosting every EST.
@@ -117,6 +118,10 @@ class Trainer {
   std::vector<float> RunHostedEsts();
   double RunEst(EstContext& est, const MiniBatch& batch);
   std::string GatherLoaderRecord();
+  // Whether this rank contributes its hosted ESTs' losses, contexts and loader state to the
+  // gathers: all ranks but the second and later members of a TP group, which host the same ESTs
+  // as rank 0 (tensor_parallel.h).
+  bool ReportsHostedEsts() const { return plan_.tp == 1 || world_->rank() == 0; }
   void RestoreLoader(const CheckpointReader& checkpoint);
 
   JobConfig config_;

@@ -155,6 +155,7 @@ void Trainer::SaveState(CheckpointWriter* writer) {
   // all of one size. Hosted blocks are contiguous in rank order, so the gather is in EST order.
   std::vector<std::uint8_t> mine;
   for (const EstContext& est : ests_) {
+    if (!ReportsHostedEsts()) break;  // rank 0 of a TP group holds the same contexts
     torch::Tensor state = est.rng_state.contiguous();
     const auto* bytes = static_cast<const std::uint8_t*>(state.data_ptr());
     mine.insert(mine.end(), bytes, bytes + state.numel());
@@ -186,7 +187,8 @@ void Trainer::SaveState(CheckpointWriter* writer) {
 // Every rank's queue state (its hosted ESTs' lines), concatenated in rank order, which is EST
 // order: the "loader" record (collective; every rank gets it, rank 0 writes it).
 std::string Trainer::GatherLoaderRecord() {
-  const std::string mine = EncodeEstLoaderLines(queue_->Snapshot());
+  const std::string mine =
+      ReportsHostedEsts() ? EncodeEstLoaderLines(queue_->Snapshot()) : std::string();
   std::vector<std::int64_t> counts;
   const std::vector<std::uint8_t> all = world_->AllGatherBytes(
       std::span(reinterpret_cast<const std::uint8_t*>(mine.data()), mine.size()), counts);

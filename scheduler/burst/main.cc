@@ -1,5 +1,6 @@
 // elastic-plan: offline planners. `elastic-plan burst` prints DeepPool's burst-parallel plan for
-// a layer profile beside the best uniform data-parallel plan.
+// a layer profile beside the best uniform data-parallel plan; `elastic-plan fit` fits Rubick's
+// performance model to profiled points (fit_command.h).
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "scheduler/burst/fit_command.h"
 #include "scheduler/burst/planner.h"
 #include "scheduler/burst/profile_json.h"
 
@@ -120,13 +122,16 @@ int Main(int argc, char** argv) {
   std::string command = argc > 1 ? argv[1] : "";
   std::vector<std::string> rest(argv + std::min(argc, 2), argv + argc);
   if (command == "burst") return Burst(rest);
+  if (command == "fit") return elastic::burst::FitCommand(rest);
   if (command == "-h" || command == "--help" || command == "help") {
     std::cout << "usage: elastic-plan burst --profile P.json --gpus G --amp-limit A "
-                 "[--all-counts] [--json]\n(elastic-plan burst --help for every option)\n";
+                 "[--all-counts] [--json]\n"
+                 "       elastic-plan fit --points P.json [--train-indices I,J,...|--train N] "
+                 "[--out fitted.json]\n(elastic-plan burst|fit --help for every option)\n";
     return 0;
   }
   std::cerr << "elastic-plan: " << (command.empty() ? "missing command" : "unknown command \"" + command + "\"")
-            << ": expected \"burst\" (see elastic-plan --help)\n";
+            << ": expected \"burst\" or \"fit\" (see elastic-plan --help)\n";
   return 2;
 }
 
@@ -136,7 +141,9 @@ int main(int argc, char** argv) {
   try {
     return Main(argc, argv);
   } catch (const po::error& error) {
-    std::cerr << "elastic-plan burst: " << error.what() << " (see elastic-plan burst --help)\n";
+    const std::string command = argc > 1 ? argv[1] : "";
+    std::cerr << "elastic-plan " << command << ": " << error.what() << " (see elastic-plan "
+              << command << " --help)\n";
     return 2;
   } catch (const std::exception& error) {
     std::cerr << "elastic-plan: " << error.what() << "\n";

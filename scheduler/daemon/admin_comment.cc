@@ -15,10 +15,14 @@ std::optional<int> ParseInt(std::string_view text) {
 
 }  // namespace
 
+std::string ShownPlan(const JobRecord& job) {
+  return job.running_plan.empty() ? job.plan : job.running_plan;
+}
+
 std::string FormatAdminComment(const JobRecord& job) {
   return "elastic:est=" + std::to_string(job.ests) + ",nodes=" +
          std::to_string(job.node_count()) + "/" + std::to_string(job.min_nodes) + "-" +
-         std::to_string(job.max_nodes) + ",plan=" + job.plan +
+         std::to_string(job.max_nodes) + ",plan=" + ShownPlan(job) +
          ",gen=" + std::to_string(job.generation) + ",class=" + job.sla_class +
          ",last=" + std::to_string(job.last_resize_unix);
 }

@@ -13,7 +13,11 @@
 namespace elastic::daemon {
 
 // elastic:est=8,nodes=3/1-4,plan=dp,gen=5,class=best-effort,last=<unix time>
+// plan= is ShownPlan: what the step runs, once the supervisor has reported it.
 std::string FormatAdminComment(const JobRecord& job);
+
+// The plan word running now (the supervisor's report), else the one the job asked for.
+std::string ShownPlan(const JobRecord& job);
 
 struct NodeBounds {
   int min_nodes = 0;

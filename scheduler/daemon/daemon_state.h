@@ -36,7 +36,12 @@ struct JobRecord {
   int ests = 0;
   std::uint64_t generation = 1;
   std::uint64_t last_order_generation = 0;  // orders only ever count up, even after a failure
-  std::string plan = "auto";
+  std::string plan = "auto";         // the plan the job asked for (register)
+  // The plan word its current step runs, as the supervisor's polls report it (docs/plans.md:
+  // the supervisor re-chooses it on every launch); "" until reported. Not saved: the next poll
+  // after an elasticd restart reports it again.
+  std::string running_plan;
+  double predicted_samples_per_s = 0.0;  // the model's prediction for running_plan (0 = none)
   std::string sla_class = "best-effort";
   std::optional<ResizeOrder> order;
   std::string supervisor_state = "running";

@@ -2,6 +2,7 @@
 #include "scheduler/daemon/request_handler.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "scheduler/daemon/admin_comment.h"
 #include "scheduler/daemon/order_builder.h"
@@ -54,16 +55,21 @@ std::int64_t IntArg(const nlohmann::json& args, const char* key, std::int64_t lo
   return it->get<std::int64_t>();
 }
 
-// Seconds as a JSON number >= 0 (absent: 0). Checked by hand: json::value() throws type_error
+// A finite JSON number >= 0 in `unit` (absent: `fallback`). Checked by hand: json::value() throws type_error
 // for a string or a boolean, which escaped HandleRequest, so one such poll from any user with a
 // registered job ended elasticd (found by tests/fuzz/request_handler_fuzzer).
-double SecondsArg(const nlohmann::json& args, const char* key) {
+double NonNegativeArg(const nlohmann::json& args, const char* key, const char* unit,
+                      double fallback) {
   auto it = args.find(key);
-  if (it == args.end()) return 0.0;
-  if (!it->is_number() || it->get<double>() < 0) {
-    throw Refusal{std::string("\"") + key + "\" must be a number of seconds >= 0"};
+  if (it == args.end()) return fallback;
+  if (!it->is_number() || !(it->get<double>() >= 0) || !std::isfinite(it->get<double>())) {
+    throw Refusal{std::string("\"") + key + "\" must be a number of " + unit + " >= 0"};
   }
   return it->get<double>();
+}
+
+double SecondsArg(const nlohmann::json& args, const char* key) {
+  return NonNegativeArg(args, key, "seconds", 0.0);
 }
 
 // User text kept and shown to others (logs, `elasticd status`): at most `limit` bytes, cut at a
@@ -101,7 +107,9 @@ nlohmann::json JobJson(const JobRecord& job) {
   return {{"job_id", job.job_id}, {"uid", job.uid}, {"nodes", job.node_count()},
           {"node_list", job.nodes}, {"min_nodes", job.min_nodes}, {"max_nodes", job.max_nodes},
           {"bounds_known", job.bounds_known}, {"ests", job.ests},
-          {"generation", job.generation}, {"plan", job.plan}, {"class", job.sla_class},
+          {"generation", job.generation}, {"plan", job.plan},
+          {"running_plan", job.running_plan},
+          {"predicted_samples_per_s", job.predicted_samples_per_s}, {"class", job.sla_class},
           {"state", job.supervisor_state}, {"detail", job.detail},
           {"resizes", job.resizes}, {"last_resize", job.last_resize_unix},
           {"last_pause_s", job.last_pause_s},
@@ -194,8 +202,18 @@ std::string Poll(const Authenticated& who, DaemonState& state, std::int64_t now,
   const auto pause_generation =
       static_cast<std::uint64_t>(IntArg(args, "pause_generation", 0, 1LL << 52, 0));
   const std::string supervisor_state = WordArg(args, "state", "running");
+  // The plan the supervisor chose for its current step (absent from older supervisors: the
+  // record keeps what it had).
+  const std::string running_plan = WordArg(args, "running_plan", job.running_plan);
+  const double predicted =
+      NonNegativeArg(args, "predicted_samples_per_s", "samples/s", job.predicted_samples_per_s);
   // Every argument is checked before anything changes: a refused poll changes nothing.
   job.supervisor_state = supervisor_state;
+  if (running_plan != job.running_plan) {
+    job.running_plan = running_plan;
+    job.comment_dirty = true;  // AdminComment's plan= shows what runs
+  }
+  job.predicted_samples_per_s = predicted;
   auto detail = args.find("detail");
   if (detail != args.end() && detail->is_string()) job.detail = PrintableText(*detail, 200);
   job.last_seen_unix = now;

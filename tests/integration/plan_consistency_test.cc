@@ -2,8 +2,8 @@
 // elastic-agent under `mpirun --oversubscribe -np W` with E = 8 ESTs ends with the DP/EST
 // baseline's params_sha256 for every bitwise-safe plan (ga, gc, zero-dp, zero-offload, pp) and
 // W in {1, 2, 3}; a run that switches plan and W at every resize (through checkpoints) equals
-// the uninterrupted run; plans a determinism level does not admit, and plans this agent does not
-// run, are refused with a message. Needs mpirun and the Fashion-MNIST package; no Slurm.
+// the uninterrupted run; plans a determinism level does not admit, and plans this model cannot
+// run (tp needs a transformer), are refused with a message. Needs mpirun and the Fashion-MNIST package; no Slurm.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -106,9 +106,12 @@ TEST_F(PlanConsistency, PlansOutsideTheDeterminismLevelOrThisAgentAreRefused) {
   EXPECT_NE(env.output.find("(from SLURM_ELASTIC_PLAN) is not allowed under determinism"),
             std::string::npos)
       << env.output;
+  // tp splits attention heads and MLP columns: only the transformer (gpt_plans_test.cc) has them.
   CommandResult tp_statistical = Run(ConfigText("tp", "statistical"), 1);
   EXPECT_NE(tp_statistical.exit_code, 0);
-  EXPECT_NE(tp_statistical.output.find("plan \"tp\" is not implemented"), std::string::npos)
+  EXPECT_NE(tp_statistical.output.find(
+                "plan \"tp\": tp needs a transformer model (model.name = \"gpt\")"),
+            std::string::npos)
       << tp_statistical.output;
   CommandResult pp = Run(ConfigText("pp"), 5);  // fmnist_cnn has 4 blocks
   EXPECT_NE(pp.exit_code, 0);

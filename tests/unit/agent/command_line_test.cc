@@ -78,7 +78,8 @@ TEST(CommandLine, Run) {
 TEST(CommandLine, UsageErrors) {
   EXPECT_EQ(ErrorOf({}), "missing command (see elastic-agent --help)");
   EXPECT_EQ(ErrorOf({"evaluate"}),
-            "unknown command \"evaluate\": expected train, eval or run (see elastic-agent --help)");
+            "unknown command \"evaluate\": expected train, eval, run or profile (see "
+            "elastic-agent --help)");
   EXPECT_EQ(ErrorOf({"eval"}),
             "eval: the option '--config' is required but missing (see elastic-agent eval --help)");
   EXPECT_EQ(ErrorOf({"eval", "--config", "a", "--until-step", "3"}),

@@ -277,7 +277,7 @@ TEST_F(JobConfigTest, InvalidInputs) {
 
 TEST_F(JobConfigTest, InvalidModelAndData) {
   EXPECT_EQ(ErrorOf("[model]\nname = \"resnet\"\n" + DataLine()),
-            "job.toml:2: model.name: unknown model \"resnet\": expected one of fmnist_cnn");
+            "job.toml:2: model.name: unknown model \"resnet\": expected one of fmnist_cnn, gpt");
   EXPECT_EQ(ErrorOf("[data]\npath = \"/nonexistent/fmnist\"\n"),
             "job.toml:2: data.path: \"/nonexistent/fmnist\" is not a directory: expected the "
             "Fashion-MNIST directory (Debian package dataset-fashion-mnist)");
@@ -287,6 +287,49 @@ TEST_F(JobConfigTest, InvalidModelAndData) {
                 "\" has no train-images-idx3-ubyte[.gz]: expected the Fashion-MNIST IDX files");
   EXPECT_EQ(ErrorOf("[data\npath = 1\n").rfind("job.toml:1: invalid TOML", 0), 0u);
   EXPECT_EQ(ErrorOf("[data]\npath = 1\n"), "job.toml:2: data.path: expected a string");
+}
+
+}  // namespace
+}  // namespace elastic::agent
+
+namespace elastic::agent {
+namespace {
+
+// SLURM_ELASTIC_PLAN_ARGS: the per-plan parameters the supervisor hands a generation with its
+// plan word (docs/plans.md, "The supervisor's choice on every launch").
+TEST_F(JobConfigTest, PlanArgumentsFromTheSupervisor) {
+  JobConfig c = Parse(DataLine() + "[train]\ncpu_threads = 2\n",
+                      {{"SLURM_ELASTIC_PLAN", "zero-offload"}, {"SLURM_ELASTIC_PLAN_ARGS", "c=6"}});
+  EXPECT_EQ(c.train.plan, Plan::kZeroOffload);
+  EXPECT_EQ(c.train.cpu_threads, 6);
+  c = Parse(DataLine() + "[train]\ncpu_threads = 2\n", {{"SLURM_ELASTIC_PLAN_ARGS", ""}});
+  EXPECT_EQ(c.train.cpu_threads, 2);  // empty: none
+  EXPECT_EQ(ErrorOf(DataLine(), {{"SLURM_ELASTIC_PLAN_ARGS", "c=0"}}),
+            "environment SLURM_ELASTIC_PLAN_ARGS: invalid value \"0\" for c: expected an integer "
+            "from 1 to 256");
+  EXPECT_EQ(ErrorOf(DataLine(), {{"SLURM_ELASTIC_PLAN_ARGS", "threads=2"}}),
+            "environment SLURM_ELASTIC_PLAN_ARGS: invalid item \"threads=2\": expected "
+            "c=<host threads> (e.g. \"c=2\")");
+}
+
+TEST_F(JobConfigTest, ParsePlanArgs) {
+  EXPECT_FALSE(ParsePlanArgs("").value->cpu_threads.has_value());
+  EXPECT_EQ(ParsePlanArgs("c=256").value->cpu_threads, 256);
+  EXPECT_EQ(ParsePlanArgs("c=1,c=3").value->cpu_threads, 3);  // the last wins
+  for (const char* bad : {"c", "c=", "c=257", "c=2x", "c=-1", ",", "c=2,", "C=2"}) {
+    EXPECT_FALSE(ParsePlanArgs(bad)) << bad;
+  }
+}
+
+TEST_F(JobConfigTest, PerfModelIsAFileResolvedAgainstTheConfigDirectory) {
+  EXPECT_EQ(Parse(DataLine()).train.perf_model, "");
+  dir_.Write("fits/fitted.json", "{}");  // its contents are the supervisor's to check
+  EXPECT_EQ(Parse(DataLine() + "[train]\nperf_model = \"fits/fitted.json\"\n").train.perf_model,
+            (dir_.path() / "fits/fitted.json").string());
+  EXPECT_EQ(ErrorOf(DataLine() + "[train]\nperf_model = \"fits\"\n"),
+            "job.toml:4: train.perf_model: \"" + (dir_.path() / "fits").string() +
+                "\" is not a file: expected a fitted.json from `elastic-plan fit` (or drop the key "
+                "for the built-in model)");
 }
 
 }  // namespace

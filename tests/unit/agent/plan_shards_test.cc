@@ -65,10 +65,11 @@ TEST(ResolveExecutionPlan, NamesTheDegreesAndRefusesWhatTheAgentCannotRun) {
   config.train.plan = Plan::kPp;  // stages over the ranks, the ESTs as micro-batches
   EXPECT_EQ(DescribeExecutionPlan(config, ResolveExecutionPlan(config, 3)), "pp(dp=1+pp=3,mb=8)");
   EXPECT_EQ(DescribeExecutionPlan(config, ResolveExecutionPlan(config, 1)), "pp(dp=1+ga=8)");
-  for (Plan unsupported : {Plan::kTp, Plan::kBurst}) {
-    config.train.plan = unsupported;
-    EXPECT_THROW(ResolveExecutionPlan(config, 2), ConfigError);
-  }
+  config.train.plan = Plan::kTp;  // one TP group over all ranks, every EST accumulated
+  EXPECT_EQ(DescribeExecutionPlan(config, ResolveExecutionPlan(config, 2)), "tp(dp=1+tp=2+ga=8)");
+  EXPECT_EQ(DescribeExecutionPlan(config, ResolveExecutionPlan(config, 1)), "tp(dp=1+ga=8)");
+  config.train.plan = Plan::kBurst;
+  EXPECT_THROW(ResolveExecutionPlan(config, 2), ConfigError);
 }
 
 TEST(HostedEstsUnder, PipelineStageZeroFeedsEveryEst) {
@@ -79,6 +80,13 @@ TEST(HostedEstsUnder, PipelineStageZeroFeedsEveryEst) {
   plan.pp = 1;
   plan.dp = 3;
   EXPECT_EQ(HostedEstsUnder(plan, 8, 1, 3), (EstRange{2, 5}));
+}
+
+TEST(HostedEstsUnder, EveryRankOfATensorParallelGroupRunsEveryEst) {
+  perf::ExecutionPlan plan;
+  plan.tp = 2;
+  EXPECT_EQ(HostedEstsUnder(plan, 8, 0, 2), (EstRange{0, 8}));
+  EXPECT_EQ(HostedEstsUnder(plan, 8, 1, 2), (EstRange{0, 8}));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler/daemon/admin_comment.h"
 #include "scheduler/daemon/order_builder.h"
 #include "scheduler/daemon/protocol.h"
 #include "scheduler/daemon/registry_store.h"
@@ -426,6 +427,63 @@ TEST(RequestHandler, PollDetailKeepsAtMost200Bytes) {
   poll["detail"] = std::string(200, 'y');
   ASSERT_TRUE(Call(state, 1001, poll.dump())["ok"]);
   EXPECT_EQ(state.jobs[0].detail, std::string(200, 'y'));
+}
+
+}  // namespace
+}  // namespace elastic::daemon
+
+namespace elastic::daemon {
+namespace {
+
+// The supervisor re-chooses the plan on every launch and reports it with its polls: AdminComment
+// and status show the plan that runs, not the one the job asked for.
+TEST(RequestHandler, PollReportsTheRunningPlanForAdminComment) {
+  DaemonState state = StateWithTwoUsers();
+  JobRecord& job = state.jobs[0];
+  job.plan = "auto";
+  job.generation = 3;
+  job.comment_dirty = false;
+  EXPECT_NE(FormatAdminComment(job).find(",plan=auto,"), std::string::npos);
+  auto reply = Call(state, 1001, R"({"op":"poll","job_id":11,"generation":3,)"
+                                 R"("running_plan":"zero-dp","predicted_samples_per_s":1234.5})");
+  ASSERT_TRUE(reply["ok"]) << reply.dump();
+  EXPECT_EQ(job.running_plan, "zero-dp");
+  EXPECT_DOUBLE_EQ(job.predicted_samples_per_s, 1234.5);
+  EXPECT_TRUE(job.comment_dirty);  // rewritten at the next cycle
+  EXPECT_EQ(FormatAdminComment(job).substr(0, 50),
+            "elastic:est=0,nodes=2/1-4,plan=zero-dp,gen=3,class");
+  auto status = Call(state, 1001, R"({"op":"status"})");
+  EXPECT_EQ(status["jobs"][0]["plan"], "auto");
+  EXPECT_EQ(status["jobs"][0]["running_plan"], "zero-dp");
+  EXPECT_EQ(status["jobs"][0]["predicted_samples_per_s"], 1234.5);
+  // A poll without the fields (an older supervisor) keeps what was reported; the same plan
+  // again does not dirty the comment.
+  job.comment_dirty = false;
+  ASSERT_TRUE(Call(state, 1001, R"({"op":"poll","job_id":11,"generation":3})")["ok"]);
+  ASSERT_TRUE(Call(state, 1001, R"({"op":"poll","job_id":11,"generation":3,)"
+                                R"("running_plan":"zero-dp"})")["ok"]);
+  EXPECT_EQ(job.running_plan, "zero-dp");
+  EXPECT_DOUBLE_EQ(job.predicted_samples_per_s, 1234.5);
+  EXPECT_FALSE(job.comment_dirty);
+  ASSERT_TRUE(Call(state, 1001, R"({"op":"poll","job_id":11,"generation":3,)"
+                                R"("running_plan":"dp","predicted_samples_per_s":0})")["ok"]);
+  EXPECT_NE(FormatAdminComment(job).find(",plan=dp,"), std::string::npos);
+  EXPECT_TRUE(job.comment_dirty);
+}
+
+TEST(RequestHandler, ABadRunningPlanReportIsRefusedAndChangesNothing) {
+  DaemonState state = StateWithTwoUsers();
+  for (const char* field : {R"("running_plan":"zero dp")", R"("running_plan":"DP")",
+                            R"("running_plan":7)", R"("running_plan":"")",
+                            R"("predicted_samples_per_s":-1)",
+                            R"("predicted_samples_per_s":"fast")"}) {
+    auto reply = Call(state, 1001, std::string(R"({"op":"poll","job_id":11,"generation":1,)") +
+                                       R"("state":"resizing",)" + field + "}");
+    EXPECT_FALSE(reply["ok"]) << field;
+  }
+  EXPECT_EQ(state.jobs[0].supervisor_state, "running");
+  EXPECT_EQ(state.jobs[0].running_plan, "");
+  EXPECT_EQ(state.jobs[0].predicted_samples_per_s, 0.0);
 }
 
 }  // namespace

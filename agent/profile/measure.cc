@@ -1,0 +1,124 @@
+// Forward, copy and ping-pong timings for the profiler: medians of steady_clock intervals after
+// unmeasured warm-up repetitions (first calls pay page faults and LibTorch's allocator set-up).
+#include "agent/profile/measure.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "agent/common/errors.h"
+#include "agent/data/dataset.h"
+#include "agent/model/model.h"
+#include "agent/model/registry.h"
+#include "agent/profile/profile_runs.h"
+#include "agent/train/trainer.h"
+
+namespace elastic::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void RequireFashionMnist(const JobConfig& config) {
+  if (DatasetOf(config.model.name) != DatasetKind::kFashionMnist) {
+    throw TrainingError("profile: model \"" + config.model.name +
+                        "\" does not train on Fashion-MNIST; elastic-agent profile measures "
+                        "Fashion-MNIST models only (fmnist_cnn)");
+  }
+}
+
+std::shared_ptr<Model> SeededModel(const JobConfig& config) {
+  ConfigureTorchRuntime(config);
+  torch::manual_seed(static_cast<std::uint64_t>(config.train.seed));
+  return MakeModel(config.model.name);
+}
+
+}  // namespace
+
+ModelFacts InspectModel(const JobConfig& config) {
+  RequireFashionMnist(config);
+  std::shared_ptr<Model> model = SeededModel(config);
+  ModelFacts facts;
+  for (const torch::Tensor& parameter : model->parameters()) {
+    facts.params += static_cast<double>(parameter.numel());
+  }
+  facts.blocks = static_cast<int>(model->BlockCount());
+  torch::NoGradGuard no_grad;
+  model->eval();
+  torch::Tensor x = torch::zeros({1, 1, 28, 28});
+  for (std::int64_t i = 0; i < model->BlockCount(); ++i) {
+    x = model->ForwardBlock(i, x);
+    facts.block_outputs.push_back(static_cast<double>(x.numel()));
+  }
+  return facts;
+}
+
+double MeasureForwardSecondsPerSample(const JobConfig& config, int threads, int warmup, int reps) {
+  RequireFashionMnist(config);
+  JobConfig timed = config;
+  timed.train.threads = threads;
+  std::shared_ptr<Model> model = SeededModel(timed);
+  model->train();  // dropout on and the autograd graph recorded, as in a training step
+  const std::int64_t batch = config.est_batch();
+  Dataset data = LoadFashionMnist(config.data.path, Split::kTrain);
+  torch::Tensor images = data.images.narrow(0, 0, batch).contiguous();
+  std::vector<double> seconds;
+  for (int i = 0; i < warmup + reps; ++i) {
+    Clock::time_point start = Clock::now();
+    torch::Tensor logits = model->forward(images);
+    const double elapsed = SecondsSince(start);
+    if (i >= warmup) seconds.push_back(elapsed / static_cast<double>(batch));
+  }
+  return Median(std::move(seconds));
+}
+
+double MeasureHostCopyBandwidth(std::size_t bytes, int reps) {
+  std::vector<unsigned char> from(bytes, 1), to(bytes, 0);
+  std::vector<double> rates;
+  unsigned sink = 0;
+  for (int i = 0; i < reps + 2; ++i) {
+    from[i % bytes] = static_cast<unsigned char>(i);  // a new value each time: no copy to elide
+    Clock::time_point start = Clock::now();
+    std::memcpy(to.data(), from.data(), bytes);
+    const double elapsed = SecondsSince(start);
+    sink += to[i % bytes];
+    if (i >= 2 && elapsed > 0) rates.push_back(static_cast<double>(bytes) / elapsed);
+  }
+  if (rates.empty() || sink == 0xFFFFFFFFu) {
+    throw TrainingError("profile: host copy of " + std::to_string(bytes) +
+                        " bytes measured no time; raise the size");
+  }
+  return Median(std::move(rates));
+}
+
+double MeasurePeerBandwidth(Communicator& world, std::size_t bytes, int reps) {
+  if (world.size() < 2) {
+    throw TrainingError("profile-bandwidth: needs at least 2 ranks (run it under mpirun -np 2)");
+  }
+  std::vector<std::uint8_t> message(bytes, 7);
+  std::vector<double> rates;
+  world.Barrier();
+  for (int i = 0; i < reps + 2; ++i) {
+    if (world.rank() == 0) {
+      Clock::time_point start = Clock::now();
+      world.Send(message, 1);
+      std::vector<std::uint8_t> back = world.Receive(1);
+      const double round_trip = SecondsSince(start);
+      if (back.size() != bytes) throw TrainingError("profile-bandwidth: short reply");
+      // Two one-way transfers of `bytes` each per round trip.
+      if (i >= 2 && round_trip > 0) rates.push_back(2.0 * static_cast<double>(bytes) / round_trip);
+    } else if (world.rank() == 1) {
+      std::vector<std::uint8_t> received = world.Receive(0);
+      world.Send(received, 0);
+    }
+  }
+  std::string text = world.rank() == 0 ? std::to_string(Median(std::move(rates))) : "";
+  return std::stod(BroadcastText(world, text));
+}
+
+}  // namespace elastic::agent

@@ -1,0 +1,45 @@
+// The measurements `elastic-agent profile` takes besides whole training runs (Rubick §4.1/§4.3:
+// the forward time per sample is profiled, the bandwidths are measured on the machine): one
+// worker's forward pass with the real model on real Fashion-MNIST, host memory copy bandwidth
+// (B_pcie of a CPU build: the offloaded update moves gradients within host memory) and
+// point-to-point bandwidth between two MPI ranks (B_intra). Includes no LibTorch header.
+// Errors: TrainingError; LibTorch failures as c10::Error; PeerLostError from the Communicator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "agent/comm/communicator.h"
+#include "agent/config/job_config.h"
+
+namespace elastic::agent {
+
+// What the performance model needs to know about the job's model (ModelDesc).
+struct ModelFacts {
+  double params = 0;  // parameter count of the real model
+  int blocks = 0;     // Model::BlockCount (the pipeline-stage granularity, Rubick's l)
+  // Floats per sample each block outputs (the tensor a pipeline stage boundary after that block
+  // moves); block_outputs[i] is block i's.
+  std::vector<double> block_outputs;
+};
+
+// Builds the job's model (seeded as the trainer seeds it) and runs one sample through its
+// blocks. REQUIRES: the job trains on Fashion-MNIST (DatasetOf(config.model.name)).
+ModelFacts InspectModel(const JobConfig& config);
+
+// Median seconds per sample of the model's training-mode forward pass over the job's per-EST
+// micro-batch (train.global_batch / train.ests samples of the training split), with `threads`
+// intra-op threads, after `warmup` unmeasured passes; `reps` measured passes.
+double MeasureForwardSecondsPerSample(const JobConfig& config, int threads, int warmup, int reps);
+
+// Median bytes/s of memcpy between two host buffers of `bytes` bytes over `reps` copies.
+double MeasureHostCopyBandwidth(std::size_t bytes, int reps);
+
+// Point-to-point bandwidth between ranks 0 and 1 (bytes/s): median over `reps` ping-pongs of
+// `bytes` each way (Communicator::Send/Receive, what a ring step or a pipeline boundary uses).
+// Collective: every rank calls it; ranks other than 0 and 1 only wait. Every rank returns rank
+// 0's value. REQUIRES: world.size() >= 2.
+double MeasurePeerBandwidth(Communicator& world, std::size_t bytes, int reps);
+
+}  // namespace elastic::agent

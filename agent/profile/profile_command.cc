@@ -1,0 +1,292 @@
+// RunProfileCommand: validate every run, measure forward time and bandwidths, run each
+// configuration under mpirun, write points.json and points.csv.
+#include "agent/profile/profile_command.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "agent/common/errors.h"
+#include "agent/config/job_config.h"
+#include "agent/plan/execution_plan.h"
+#include "agent/profile/child_process.h"
+#include "agent/profile/measure.h"
+#include "agent/profile/points_csv.h"
+#include "agent/profile/profile_config.h"
+#include "agent/profile/profile_runs.h"
+#include "scheduler/common/toml_reader.h"
+#include "scheduler/perf/perf_model.h"
+
+namespace elastic::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Forward passes timed per thread count, and ping-pongs / copies per bandwidth: enough for a
+// stable median on a busy machine, a few seconds in all.
+constexpr int kForwardWarmup = 5;
+constexpr int kForwardReps = 41;
+constexpr int kBandwidthReps = 41;
+// fp32 gradients and activations on the wire, momentum SGD's one fp32 buffer per parameter.
+constexpr double kFloatBytes = 4;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  const fs::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw TrainingError("profile: cannot write " + temporary.string());
+  }
+  fs::rename(temporary, path);
+}
+
+// The configuration itself must not come from SLURM_ELASTIC_* variables (RunChild removes them
+// from the runs too): a profile measures exactly what its file says.
+const EnvLookup kNoEnvironment = [](std::string_view) { return std::optional<std::string>(); };
+
+std::string Tail(const std::string& output, size_t lines) {
+  size_t at = output.size();
+  for (size_t n = 0; n <= lines && at != std::string::npos && at > 0; ++n) {
+    at = output.rfind('\n', at - 1);
+  }
+  return at == std::string::npos ? output : output.substr(at + 1);
+}
+
+std::vector<std::string> MpirunArgv(const ProfileConfig& config, int ranks,
+                                    std::vector<std::string> command) {
+  // --bind-to none: Open MPI binds each rank to one core by default for small -np, which would
+  // squeeze a rank's intra-op and offload threads onto that core.
+  std::vector<std::string> argv = {config.mpirun, "--oversubscribe", "--bind-to", "none", "-np",
+                                   std::to_string(ranks)};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+// One run, resolved: what it trains with and how the performance model describes it.
+struct PreparedRun {
+  ProfileRun run;
+  fs::path job_file;
+  int threads = 1;
+  perf::ExecutionPlan plan;
+};
+
+perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
+  perf::ModelDesc model;
+  model.params = facts.params;
+  model.layers = facts.blocks;
+  // The pipeline boundary of a two-stage split (after block blocks/2 - 1) stands for V_pp's
+  // s*h (Rubick §4.1: activations crossing a stage boundary per sample); a CNN has no sequence,
+  // so s = 1 and h = that block's output floats.
+  model.seq_len = 1;
+  model.hidden = static_cast<int>(facts.block_outputs[std::max(0, facts.blocks / 2 - 1)]);
+  model.global_batch = static_cast<int>(job.train.global_batch);
+  // The forward rate depends on the run's intra-op threads, so it is measured per thread count
+  // and given per point as Resources::gpu_flops in forward samples/s; one "FLOP" per sample.
+  model.fwd_s_per_sample = 0;
+  model.fwd_flops_per_sample = 1;
+  double activations = 0;
+  for (double floats : facts.block_outputs) activations += floats;
+  model.activation_bytes_per_sample = activations * kFloatBytes;
+  model.weight_bytes = kFloatBytes;
+  model.grad_bytes = kFloatBytes;
+  model.optimizer_bytes = kFloatBytes;
+  model.activation_elem_bytes = kFloatBytes;
+  return model;
+}
+
+perf::Resources RunResources(const PreparedRun& prepared, double b_peer, double b_pcie,
+                             double forward_rate) {
+  perf::Resources resources;
+  resources.gpus = prepared.run.workers;  // on a CPU machine a "GPU" is one worker rank
+  resources.gpus_per_node = prepared.run.workers;  // every rank on this machine
+  resources.cpus = prepared.run.workers * std::max(prepared.threads, prepared.plan.cpu_threads);
+  resources.b_intra = b_peer;
+  resources.b_inter = b_peer;  // one machine: no inter-node link to measure
+  resources.b_pcie = b_pcie;
+  resources.gpu_flops = forward_rate;
+  return resources;
+}
+
+// Writes the run's job file and resolves its plan the way the agent will; refuses a run the
+// agent or the performance model cannot run as described.
+PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
+                       const std::string& job_text, const perf::ModelDesc& model,
+                       const ProfileRun& run, const fs::path& runs_dir) {
+  PreparedRun prepared;
+  prepared.run = run;
+  prepared.threads = run.threads > 0 ? run.threads : static_cast<int>(job.train.threads);
+  const std::int64_t ests = run.ests > 0 ? run.ests : job.train.ests;
+  const std::string where = config.job_path + ": run \"" + run.label + "\": ";
+  if (ests < run.workers) {
+    throw ConfigError(where + std::to_string(run.workers) + " workers but " +
+                      std::to_string(ests) + " ESTs: expected at most one rank per EST");
+  }
+  if (job.train.global_batch % ests != 0) {
+    throw ConfigError(where + "train.global_batch = " + std::to_string(job.train.global_batch) +
+                      " is not divisible by " + std::to_string(ests) + " ESTs");
+  }
+  if (run.plan != Plan::kPp && ests % run.workers != 0) {
+    throw ConfigError(where + std::to_string(ests) + " ESTs on " + std::to_string(run.workers) +
+                      " workers: expected a multiple of the workers, so that every rank "
+                      "accumulates the same a = E/W micro-batches the model assumes (Rubick §4.1)");
+  }
+  RunSettings settings;
+  settings.plan = std::string(ToString(run.plan));
+  settings.ests = ests;
+  settings.threads = prepared.threads;
+  settings.cpu_threads = run.cpu_threads > 0 ? run.cpu_threads : job.train.cpu_threads;
+  settings.steps = config.warmup_steps + config.measured_steps;
+  settings.data_path = job.data.path;
+  prepared.job_file = runs_dir / (run.label + ".toml");
+  WriteFile(prepared.job_file, JobTomlForRun(job_text, config.job_path, settings));
+  JobConfig resolved = LoadJobConfig(prepared.job_file.string(), kNoEnvironment);
+  prepared.plan = ResolveExecutionPlan(resolved, run.workers);
+  perf::Resources resources = RunResources(prepared, 1, 1, 1);
+  std::string invalid = perf::CheckPlan(model, resources, prepared.plan);
+  if (!invalid.empty()) {
+    throw ConfigError(where + "the performance model cannot describe plan " +
+                      perf::Describe(prepared.plan) + ": " + invalid);
+  }
+  return prepared;
+}
+
+double MeasureMachinePeerBandwidth(const ProfileConfig& config, const std::string& agent,
+                                   std::size_t bytes) {
+  ChildResult result = RunChild(MpirunArgv(
+      config, 2,
+      {agent, "profile-bandwidth", "--bytes", std::to_string(bytes), "--reps",
+       std::to_string(kBandwidthReps)}));
+  if (result.status != 0) {
+    throw TrainingError("profile: the bandwidth measurement (mpirun -np 2) failed with status " +
+                        std::to_string(result.status) + ":\n" + Tail(result.output, 15));
+  }
+  return ParseBandwidthLine(result.output);
+}
+
+perf::ProfiledRun Measure(const ProfileConfig& config, const PreparedRun& prepared,
+                          const std::string& agent, const fs::path& runs_dir,
+                          const perf::Resources& resources, double global_batch) {
+  ChildResult result = RunChild(MpirunArgv(config, prepared.run.workers,
+                                           {agent, "train", "--config",
+                                            prepared.job_file.string()}));
+  WriteFile(runs_dir / (prepared.run.label + ".log"), result.output);
+  if (result.status != 0) {
+    throw TrainingError("profile: run \"" + prepared.run.label + "\" (mpirun -np " +
+                        std::to_string(prepared.run.workers) + ") failed with status " +
+                        std::to_string(result.status) + "; its output ends:\n" +
+                        Tail(result.output, 15));
+  }
+  perf::ProfiledRun measured;
+  measured.label = prepared.run.label;
+  measured.point.plan = prepared.plan;
+  measured.point.resources = resources;
+  measured.point.throughput = MedianMeasuredRate(ParseStepRates(result.output),
+                                                 config.warmup_steps, config.measured_steps);
+  measured.intra_threads = prepared.threads;
+  measured.measured_steps = static_cast<int>(config.measured_steps);
+  // The step time of the median rate (the median of b / t is b / the median of t).
+  measured.median_step_s = global_batch / measured.point.throughput;
+  return measured;
+}
+
+}  // namespace
+
+double ParseBandwidthLine(const std::string& output) {
+  static const std::regex line(R"(elastic-agent: bandwidth bytes=\d+ bytes_per_s=([0-9.eE+-]+))");
+  std::smatch match;
+  if (!std::regex_search(output, match, line) || !(std::stod(match[1].str()) > 0)) {
+    throw TrainingError("profile: no positive `elastic-agent: bandwidth` line in:\n" +
+                        Tail(output, 15));
+  }
+  return std::stod(match[1].str());
+}
+
+void RunProfileBandwidth(Communicator& world, std::size_t bytes, int reps, std::ostream& out) {
+  const double rate = MeasurePeerBandwidth(world, bytes, reps);
+  if (world.rank() == 0) {
+    // 17 significant digits: the value travels through text into points.json unrounded.
+    out << "elastic-agent: bandwidth bytes=" << bytes << " bytes_per_s=" << std::setprecision(17)
+        << rate << std::endl;
+  }
+}
+
+perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostream& out) {
+  const fs::path config_path = fs::absolute(options.config_path);
+  const ProfileConfig config = ParseProfileConfig(ReadFile(config_path.string()),
+                                                  options.config_path,
+                                                  config_path.parent_path().string());
+  const JobConfig job = LoadJobConfig(config.job_path, kNoEnvironment);
+  if (job.train.scaling != Scaling::kEst) {
+    throw ConfigError(config.job_path + ": train.scaling: \"linear\" changes the global batch "
+                      "with the workers; a profile needs the fixed global batch Rubick's model "
+                      "assumes (§3): expected \"est\"");
+  }
+  const std::string job_text = ReadFile(config.job_path);
+  const fs::path out_dir = fs::absolute(options.out_dir);
+  const fs::path runs_dir = out_dir / "runs";
+  fs::create_directories(runs_dir);
+
+  const ModelFacts facts = InspectModel(job);
+  perf::ProfiledPoints points;
+  points.model_name = job.model.name;
+  points.model = DescribeModel(job, facts);
+  std::vector<PreparedRun> prepared;
+  for (const ProfileRun& run : config.runs) {
+    prepared.push_back(PrepareRun(config, job, job_text, points.model, run, runs_dir));
+  }
+  out << "profile: " << job.model.name << ": " << facts.params << " parameters, " << facts.blocks
+      << " blocks, global batch " << job.train.global_batch << ", " << prepared.size()
+      << " runs of " << config.warmup_steps << " + " << config.measured_steps << " steps"
+      << std::endl;
+
+  // §4.1: the forward time is profiled on one worker; here once per intra-op thread count.
+  std::map<int, double> forward_rate;  // threads -> forward samples/s of one worker
+  for (const PreparedRun& run : prepared) forward_rate[run.threads] = 0;
+  for (auto& [threads, rate] : forward_rate) {
+    const double seconds =
+        MeasureForwardSecondsPerSample(job, threads, kForwardWarmup, kForwardReps);
+    rate = 1.0 / seconds;
+    out << "profile: forward " << seconds * 1e6 << " us/sample with " << threads
+        << " intra-op thread(s)" << std::endl;
+  }
+  // Bandwidths at the size that moves in a step: the model's fp32 gradients.
+  const auto gradient_bytes = static_cast<std::size_t>(facts.params * kFloatBytes);
+  points.b_pcie = MeasureHostCopyBandwidth(gradient_bytes, kBandwidthReps);
+  points.b_intra = MeasureMachinePeerBandwidth(config, options.agent_path, gradient_bytes);
+  points.b_inter = points.b_intra;
+  out << "profile: bandwidth between ranks " << points.b_intra / 1e9 << " GB/s, host copy "
+      << points.b_pcie / 1e9 << " GB/s (" << gradient_bytes << " bytes)" << std::endl;
+
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    const PreparedRun& run = prepared[i];
+    perf::Resources resources =
+        RunResources(run, points.b_intra, points.b_pcie, forward_rate.at(run.threads));
+    points.runs.push_back(Measure(config, run, options.agent_path, runs_dir, resources,
+                                  static_cast<double>(job.train.global_batch)));
+    out << "profile: [" << i + 1 << "/" << prepared.size() << "] " << run.run.label << " "
+        << perf::Describe(run.plan) << ": " << points.runs.back().point.throughput
+        << " samples/s" << std::endl;
+  }
+  WriteFile(out_dir / "points.json", perf::ProfiledPointsToJson(points));
+  WriteFile(out_dir / "points.csv", ProfiledPointsToCsv(points));
+  out << "profile: wrote " << (out_dir / "points.json").string() << " and points.csv"
+      << std::endl;
+  return points;
+}
+
+}  // namespace elastic::agent

@@ -1,0 +1,48 @@
+// What one profiled configuration is made of, as text: the job config a run trains with (the
+// profiled job with the run's plan, ESTs, threads and step count, one progress line per step,
+// no checkpoints) and the per-step throughput read back from rank 0's progress lines. Pure and
+// torch-free. Errors: ConfigError for a job file that is not valid TOML, TrainingError for
+// output without enough measured steps.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace elastic::agent {
+
+struct RunSettings {
+  std::string plan;        // plan word, e.g. "zero-offload"
+  std::int64_t ests = 1;
+  std::int64_t threads = 1;
+  std::int64_t cpu_threads = 1;
+  std::int64_t steps = 1;  // warm-up plus measured
+  std::string data_path;   // absolute: the generated file lives elsewhere than the job's
+};
+
+// The job file `job_text` with train.plan/ests/threads/cpu_threads/steps set from `settings`,
+// train.log_every = 1 (a progress line, with its samples/s, after every step), data.path made
+// absolute, train.perf_model and the [checkpoint] table removed (a profile run must neither
+// resume from nor leave checkpoints). Every other key is kept as the job has it.
+std::string JobTomlForRun(std::string_view job_text, const std::string& source_name,
+                          const RunSettings& settings);
+
+// One `step=<N> loss=<L> samples_per_s=<R>` progress line (train_command.cc's ProgressMeter).
+// With log_every = 1, R is the throughput of step N alone.
+struct StepRate {
+  std::int64_t step = 0;
+  double samples_per_s = 0;
+};
+std::vector<StepRate> ParseStepRates(std::string_view output);
+
+// The median samples/s over steps warmup+1 .. warmup+measured (the steady state; warm-up steps
+// fill the loader queue and LibTorch's allocator caches). Throws TrainingError, quoting what was
+// found, when a step in that range is missing.
+double MedianMeasuredRate(const std::vector<StepRate>& rates, std::int64_t warmup,
+                          std::int64_t measured);
+
+// The median of `values` (the mean of the middle two for an even count). REQUIRES: non-empty.
+double Median(std::vector<double> values);
+
+}  // namespace elastic::agent

@@ -1,0 +1,165 @@
+// Reading the plan choice's inputs: config keys, SLURM_* variables and the fitted model file.
+#include "agent/supervisor/plan_inputs.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "agent/config/job_config.h"
+#include "agent/supervisor/default_perf_model.h"
+#include "scheduler/common/toml_reader.h"
+
+namespace elastic::agent {
+namespace {
+
+template <typename T>
+void Override(const EnvLookup& env, const char* variable, Parsed<T> (*parse)(std::string_view),
+              T& out) {
+  auto text = env(variable);
+  if (!text) return;
+  Parsed<T> parsed = parse(*text);
+  if (!parsed) throw ConfigError(std::string("environment ") + variable + ": " + parsed.error);
+  out = *parsed.value;
+}
+
+template <typename T>
+void ReadChoice(TomlReader& reader, std::string_view key, Parsed<T> (*parse)(std::string_view),
+                T& out) {
+  if (auto text = reader.String(key)) {
+    Parsed<T> parsed = parse(*text);
+    if (!parsed) reader.Fail(key, parsed.error);
+    out = *parsed.value;
+  }
+}
+
+std::optional<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return std::nullopt;
+  return text;
+}
+
+std::string Describe(const perf::FittedModel& m) {
+  char text[96];
+  std::snprintf(text, sizeof text, " (%d profiled points, RMSLE %.3f)", m.points, m.rmsle);
+  return text;
+}
+
+// train.perf_model's fitted.json, checked against the job's model.
+perf::FittedModel LoadFitted(TomlReader& reader, const std::string& path,
+                             const std::string& model_name,
+                             const std::function<std::optional<std::string>(const std::string&)>&
+                                 read_file) {
+  std::optional<std::string> text = read_file(path);
+  if (!text) {
+    reader.Fail("train.perf_model", "\"" + path + "\" cannot be read: expected a fitted.json "
+                                    "(elastic-plan fit)");
+  }
+  perf::Checked<perf::FittedModel> fitted = perf::FittedModelFromJson(*text);
+  if (!fitted) reader.Fail("train.perf_model", "\"" + path + "\": " + fitted.error);
+  if (fitted->model_name != model_name) {
+    reader.Fail("train.perf_model", "\"" + path + "\" describes model \"" + fitted->model_name +
+                                        "\" but model.name is \"" + model_name +
+                                        "\": expected a fit of the job's model");
+  }
+  return *fitted;
+}
+
+}  // namespace
+
+PlanInputs ParsePlanInputs(std::string_view toml, const std::string& source_name,
+                           const std::string& base_dir, const EnvLookup& env,
+                           const std::function<std::optional<std::string>(const std::string&)>&
+                               read_file) {
+  TomlReader reader = TomlReader::FromString(toml, source_name);
+  PlanInputs in;
+  PlanRequest& r = in.request;
+  std::string model_name(kDefaultModel);
+  if (auto v = reader.String("model.name")) model_name = *v;
+  r.ests = kDefaultEsts;
+  r.global_batch = kDefaultGlobalBatch;
+  r.cpu_threads = kDefaultCpuThreads;
+  r.requested = kDefaultPlan;
+  r.determinism = kDefaultDeterminism;
+  if (auto v = reader.Integer("train.ests", 1, 1 << 20)) r.ests = *v;
+  if (auto v = reader.Integer("train.global_batch", 1, 1 << 24)) r.global_batch = *v;
+  if (auto v = reader.Integer("train.cpu_threads", 1, kMaxThreads)) r.cpu_threads = *v;
+  ReadChoice(reader, "train.plan", &ParsePlan, r.requested);
+  ReadChoice(reader, "train.determinism", &ParseDeterminism, r.determinism);
+  // The same overrides as LoadJobConfig: the SPANK plugin's flags win over the file.
+  Override(env, "SLURM_ELASTIC_EST", &ParsePositiveCount, r.ests);
+  Override(env, "SLURM_ELASTIC_PLAN", &ParsePlan, r.requested);
+  Override(env, "SLURM_ELASTIC_DETERMINISM", &ParseDeterminism, r.determinism);
+
+  std::optional<std::string> perf_model = reader.String("train.perf_model");
+  if (perf_model && !perf_model->empty()) {
+    std::filesystem::path p(*perf_model);
+    if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+    const std::string path = p.lexically_normal().string();
+    in.model = LoadFitted(reader, path, model_name, read_file);
+    in.model_source = "fitted model " + path + Describe(*in.model);
+  } else if ((in.model = BuiltInPerfModel(model_name))) {
+    in.model_source = "built-in default model of " + model_name +
+                      " (no train.perf_model: Rubick's default parameters, assumed bandwidths; "
+                      "predictions rank plans coarsely)";
+  } else {
+    in.model_source = "none: no train.perf_model and no built-in model of " + model_name +
+                      ", so every launch runs the requested plan (auto runs dp)";
+  }
+  const ModelShape shape = BuiltInModelShape(model_name);
+  r.model_blocks = shape.blocks;
+  r.tp_heads = shape.tp_heads;
+  return in;
+}
+
+PlanInputs ReadPlanInputs(const std::string& config_path, const EnvLookup& env) {
+  std::optional<std::string> text = ReadWholeFile(config_path);
+  if (!text) throw ConfigError(config_path + ": cannot be read");
+  std::filesystem::path base = std::filesystem::path(config_path).parent_path();
+  if (base.empty()) base = ".";
+  return ParsePlanInputs(*text, std::filesystem::path(config_path).filename().string(),
+                         std::filesystem::absolute(base).string(), env, &ReadWholeFile);
+}
+
+int MinCpusPerNode(std::string_view text) {
+  // Groups "N" or "N(xR)", comma-separated (Slurm's SLURM_JOB_CPUS_PER_NODE).
+  int smallest = 0;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    std::string_view group = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    const std::size_t paren = group.find('(');
+    std::string_view count = group.substr(0, paren);
+    int value = 0;
+    auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), value);
+    if (ec != std::errc() || end != count.data() + count.size() || value < 1) return 0;
+    if (paren != std::string_view::npos &&
+        (group.substr(paren, 2) != "(x" || group.back() != ')')) {
+      return 0;
+    }
+    smallest = smallest == 0 ? value : std::min(smallest, value);
+  }
+  return smallest;
+}
+
+NodeAllocation AllocationFromEnv(int nodes, const EnvLookup& env) {
+  NodeAllocation a;
+  a.nodes = nodes;
+  a.workers_per_node = 1;  // the supervisor's srun --ntasks-per-node=1
+  if (auto cpus = env("SLURM_JOB_CPUS_PER_NODE")) a.cpus_per_node = MinCpusPerNode(*cpus);
+  if (auto mem = env("SLURM_MEM_PER_NODE")) {
+    long long mib = 0;
+    auto [end, ec] = std::from_chars(mem->data(), mem->data() + mem->size(), mib);
+    if (ec == std::errc() && end == mem->data() + mem->size() && mib > 0) {
+      a.mem_bytes_per_node = static_cast<double>(mib) * 1024.0 * 1024.0;
+    }
+  }
+  return a;
+}
+
+}  // namespace elastic::agent

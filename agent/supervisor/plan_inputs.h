@@ -1,0 +1,45 @@
+// What the supervisor needs to choose each generation's plan (plan_selection.h): the job's
+// request from its config file and SLURM_ELASTIC_* overrides, the performance model
+// (train.perf_model's fitted.json, else a built-in one), and the node resources Slurm gives.
+// The adapter between files/environment and the pure plan choice.
+// Errors: ReadPlanInputs throws ConfigError naming the key or file, the value, what was expected.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "agent/common/env.h"
+#include "agent/supervisor/plan_selection.h"
+#include "scheduler/perf/perf_json.h"
+
+namespace elastic::agent {
+
+struct PlanInputs {
+  PlanRequest request;
+  std::optional<perf::FittedModel> model;  // none: each launch runs the requested plan as is
+  std::string model_source;                // for the log: where the model came from, or why none
+};
+
+// The config keys the plan choice reads (model.name, train.ests, global_batch, determinism,
+// plan, cpu_threads, perf_model), with the overrides LoadJobConfig applies. The agent's own
+// LoadJobConfig validated the whole file before the supervisor starts (agent/main.cc); this
+// torch-free reader exists because the supervisor library cannot link the agent's config code.
+PlanInputs ReadPlanInputs(const std::string& config_path, const EnvLookup& env);
+
+// The same from TOML text (tests); relative paths resolve against `base_dir`. `read_file`
+// returns a file's contents or nullopt when it cannot be read.
+PlanInputs ParsePlanInputs(std::string_view toml, const std::string& source_name,
+                           const std::string& base_dir, const EnvLookup& env,
+                           const std::function<std::optional<std::string>(const std::string&)>&
+                               read_file);
+
+// The smallest CPU count of SLURM_JOB_CPUS_PER_NODE ("4(x3),2" -> 2); 0 when empty or malformed.
+int MinCpusPerNode(std::string_view cpus_per_node);
+
+// The allocation from Slurm's variables after the (re)launch's ExportAllocation: `nodes` nodes,
+// one agent rank each, SLURM_JOB_CPUS_PER_NODE, SLURM_MEM_PER_NODE (MiB; absent = unknown).
+NodeAllocation AllocationFromEnv(int nodes, const EnvLookup& env);
+
+}  // namespace elastic::agent

@@ -1,0 +1,376 @@
+// fitted.json and points.json: strict readers (unknown keys, wrong types and out-of-range values
+// are refused with the JSON path) and writers whose doubles round-trip bit-exactly (nlohmann
+// prints the shortest text that parses back to the same double).
+#include "scheduler/perf/perf_json.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+
+namespace elastic::perf {
+namespace {
+
+using nlohmann::json;
+
+// Reads one document; the first problem is kept in error() and every later call is a no-op, so
+// the field lists below read as plain sequences.
+class Reader {
+ public:
+  const std::string& error() const { return error_; }
+  bool ok() const { return error_.empty(); }
+
+  bool Fail(const std::string& path, const std::string& what) {
+    if (ok()) error_ = (path.empty() ? std::string("(top level)") : path) + ": " + what;
+    return false;
+  }
+
+  // `object` is an object whose keys are all in `known` and include every one of `required`.
+  bool Keys(const json& object, const std::string& path, std::initializer_list<const char*> known,
+            std::initializer_list<const char*> required) {
+    if (!ok()) return false;
+    if (!object.is_object()) return Fail(path, "expected an object, got " + Short(object));
+    std::set<std::string> names(known.begin(), known.end());
+    for (const auto& item : object.items()) {
+      if (!names.count(item.key())) {
+        std::string list;
+        for (const char* name : known) list += (list.empty() ? "" : ", ") + std::string(name);
+        return Fail(Join(path, item.key()), "unknown key (expected one of: " + list + ")");
+      }
+    }
+    for (const char* name : required) {
+      if (!object.contains(name)) return Fail(Join(path, name), "missing");
+    }
+    return true;
+  }
+
+  // A finite number >= minimum; absent and optional: `out` keeps its value.
+  void Number(const json& object, const std::string& path, const char* key, double minimum,
+              double& out) {
+    if (!ok() || !object.contains(key)) return;
+    const json& value = object.at(key);
+    if (!value.is_number() || !std::isfinite(value.get<double>()) ||
+        value.get<double>() < minimum) {
+      Fail(Join(path, key), "expected a number >= " + FormatDouble(minimum) + ", got " +
+                                Short(value));
+      return;
+    }
+    out = value.get<double>();
+  }
+
+  void Integer(const json& object, const std::string& path, const char* key, int minimum,
+               int& out) {
+    if (!ok() || !object.contains(key)) return;
+    const json& value = object.at(key);
+    if (!value.is_number_integer() || value.get<long long>() < minimum ||
+        value.get<long long>() > std::numeric_limits<int>::max()) {
+      Fail(Join(path, key), "expected an integer >= " + std::to_string(minimum) + ", got " +
+                                Short(value));
+      return;
+    }
+    out = static_cast<int>(value.get<long long>());
+  }
+
+  void Bool(const json& object, const std::string& path, const char* key, bool& out) {
+    if (!ok() || !object.contains(key)) return;
+    const json& value = object.at(key);
+    if (!value.is_boolean()) {
+      Fail(Join(path, key), "expected true or false, got " + Short(value));
+      return;
+    }
+    out = value.get<bool>();
+  }
+
+  void String(const json& object, const std::string& path, const char* key, std::string& out) {
+    if (!ok() || !object.contains(key)) return;
+    const json& value = object.at(key);
+    if (!value.is_string() || value.get<std::string>().empty()) {
+      Fail(Join(path, key), "expected a non-empty string, got " + Short(value));
+      return;
+    }
+    out = value.get<std::string>();
+  }
+
+  void Format(const json& root, std::string_view expected) {
+    std::string format;
+    String(root, "", "format", format);
+    if (ok() && format != expected) {
+      Fail("format", "expected \"" + std::string(expected) + "\", got \"" + format + "\"");
+    }
+  }
+
+  static std::string Join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+ private:
+  static std::string Short(const json& value) {
+    std::string text = value.dump();
+    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+  }
+  static std::string FormatDouble(double value) {
+    return json(value).dump();
+  }
+
+  std::string error_;
+};
+
+template <typename T>
+Checked<T> Parse(std::string_view text, json& root) {
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& error) {
+    return Checked<T>::Fail(std::string("not valid JSON: ") + error.what());
+  }
+  return Checked<T>::Ok(T{});
+}
+
+// ---- ModelDesc ------------------------------------------------------------------------------
+
+json ModelToJson(const ModelDesc& model) {
+  return json{{"params", model.params},
+              {"layers", model.layers},
+              {"seq_len", model.seq_len},
+              {"hidden", model.hidden},
+              {"global_batch", model.global_batch},
+              {"fwd_s_per_sample", model.fwd_s_per_sample},
+              {"fwd_flops_per_sample", model.fwd_flops_per_sample},
+              {"activation_bytes_per_sample", model.activation_bytes_per_sample},
+              {"gc_checkpoint_bytes_per_sample_layer", model.gc_checkpoint_bytes_per_sample_layer},
+              {"weight_bytes", model.weight_bytes},
+              {"grad_bytes", model.grad_bytes},
+              {"optimizer_bytes", model.optimizer_bytes},
+              {"activation_elem_bytes", model.activation_elem_bytes}};
+}
+
+ModelDesc ModelFromJson(Reader& reader, const json& object, const std::string& path,
+                        bool all_required) {
+  std::initializer_list<const char*> known = {
+      "params",       "layers",       "seq_len",
+      "hidden",       "global_batch", "fwd_s_per_sample",
+      "fwd_flops_per_sample", "activation_bytes_per_sample",
+      "gc_checkpoint_bytes_per_sample_layer", "weight_bytes",
+      "grad_bytes",   "optimizer_bytes", "activation_elem_bytes"};
+  ModelDesc model;
+  if (!reader.Keys(object, path, known,
+                   all_required ? known : std::initializer_list<const char*>{"params",
+                                                                             "global_batch"})) {
+    return model;
+  }
+  reader.Number(object, path, "params", 1, model.params);
+  reader.Integer(object, path, "layers", 1, model.layers);
+  reader.Integer(object, path, "seq_len", 0, model.seq_len);
+  reader.Integer(object, path, "hidden", 0, model.hidden);
+  reader.Integer(object, path, "global_batch", 1, model.global_batch);
+  reader.Number(object, path, "fwd_s_per_sample", 0, model.fwd_s_per_sample);
+  reader.Number(object, path, "fwd_flops_per_sample", 0, model.fwd_flops_per_sample);
+  reader.Number(object, path, "activation_bytes_per_sample", 0,
+                model.activation_bytes_per_sample);
+  reader.Number(object, path, "gc_checkpoint_bytes_per_sample_layer", 0,
+                model.gc_checkpoint_bytes_per_sample_layer);
+  reader.Number(object, path, "weight_bytes", 0, model.weight_bytes);
+  reader.Number(object, path, "grad_bytes", 0, model.grad_bytes);
+  reader.Number(object, path, "optimizer_bytes", 0, model.optimizer_bytes);
+  reader.Number(object, path, "activation_elem_bytes", 0, model.activation_elem_bytes);
+  if (reader.ok() && model.fwd_s_per_sample == 0 && model.fwd_flops_per_sample == 0) {
+    reader.Fail(path, "needs fwd_s_per_sample > 0 or fwd_flops_per_sample > 0 (the forward time "
+                      "is the model's only compute input, Rubick §4.1)");
+  }
+  return model;
+}
+
+// ---- PerfParams -----------------------------------------------------------------------------
+
+json ParamsToJson(const PerfParams& params) {
+  json object = json::object();
+  ParamVector values = ToVector(params);
+  for (int i = 0; i < kNumPerfParams; ++i) object[std::string(ParamName(i))] = values[i];
+  return object;
+}
+
+PerfParams ParamsFromJson(Reader& reader, const json& object, const std::string& path) {
+  std::initializer_list<const char*> names = {"k_bwd", "k_sync", "k_opt",  "k_opt_off",
+                                              "k_off", "k_swap", "k_const"};
+  ParamVector values = ToVector(PerfParams{});
+  if (!reader.Keys(object, path, names, names)) return PerfParams{};
+  for (int i = 0; i < kNumPerfParams; ++i) {
+    std::string name(ParamName(i));
+    reader.Number(object, path, name.c_str(), 0, values[i]);
+  }
+  return FromVector(values);
+}
+
+// ---- ExecutionPlan and Resources ------------------------------------------------------------
+
+json PlanToJson(const ExecutionPlan& plan) {
+  return json{{"dp", plan.dp},
+              {"tp", plan.tp},
+              {"pp", plan.pp},
+              {"ga_steps", plan.ga_steps},
+              {"micro_batches", plan.micro_batches},
+              {"gc", plan.gc},
+              {"zero_stage", plan.zero_stage},
+              {"offload", plan.offload},
+              {"cpu_threads", plan.cpu_threads}};
+}
+
+ExecutionPlan PlanFromJson(Reader& reader, const json& object, const std::string& path) {
+  std::initializer_list<const char*> names = {"dp",         "tp",      "pp",
+                                              "ga_steps",   "micro_batches", "gc",
+                                              "zero_stage", "offload", "cpu_threads"};
+  ExecutionPlan plan;
+  if (!reader.Keys(object, path, names, names)) return plan;
+  reader.Integer(object, path, "dp", 1, plan.dp);
+  reader.Integer(object, path, "tp", 1, plan.tp);
+  reader.Integer(object, path, "pp", 1, plan.pp);
+  reader.Integer(object, path, "ga_steps", 1, plan.ga_steps);
+  reader.Integer(object, path, "micro_batches", 1, plan.micro_batches);
+  reader.Bool(object, path, "gc", plan.gc);
+  reader.Integer(object, path, "zero_stage", 0, plan.zero_stage);
+  reader.Bool(object, path, "offload", plan.offload);
+  reader.Integer(object, path, "cpu_threads", 0, plan.cpu_threads);
+  return plan;
+}
+
+json ResourcesToJson(const Resources& resources) {
+  return json{{"gpus", resources.gpus},
+              {"gpus_per_node", resources.gpus_per_node},
+              {"cpus", resources.cpus},
+              {"gpu_mem_bytes", resources.gpu_mem_bytes},
+              {"host_mem_bytes", resources.host_mem_bytes},
+              {"b_intra", resources.b_intra},
+              {"b_inter", resources.b_inter},
+              {"b_pcie", resources.b_pcie},
+              {"gpu_flops", resources.gpu_flops}};
+}
+
+Resources ResourcesFromJson(Reader& reader, const json& object, const std::string& path) {
+  std::initializer_list<const char*> names = {"gpus",          "gpus_per_node", "cpus",
+                                              "gpu_mem_bytes", "host_mem_bytes", "b_intra",
+                                              "b_inter",       "b_pcie",        "gpu_flops"};
+  Resources resources;
+  if (!reader.Keys(object, path, names, names)) return resources;
+  reader.Integer(object, path, "gpus", 1, resources.gpus);
+  reader.Integer(object, path, "gpus_per_node", 1, resources.gpus_per_node);
+  reader.Integer(object, path, "cpus", 0, resources.cpus);
+  reader.Number(object, path, "gpu_mem_bytes", 0, resources.gpu_mem_bytes);
+  reader.Number(object, path, "host_mem_bytes", 0, resources.host_mem_bytes);
+  reader.Number(object, path, "b_intra", 0, resources.b_intra);
+  reader.Number(object, path, "b_inter", 0, resources.b_inter);
+  reader.Number(object, path, "b_pcie", 0, resources.b_pcie);
+  reader.Number(object, path, "gpu_flops", 0, resources.gpu_flops);
+  return resources;
+}
+
+void BandwidthsFromJson(Reader& reader, const json& root, double& b_intra, double& b_inter,
+                        double& b_pcie) {
+  reader.Number(root, "", "b_intra", 0, b_intra);
+  reader.Number(root, "", "b_inter", 0, b_inter);
+  reader.Number(root, "", "b_pcie", 0, b_pcie);
+}
+
+}  // namespace
+
+// ---- fitted.json ----------------------------------------------------------------------------
+
+std::string FittedModelToJson(const FittedModel& fitted) {
+  json root{{"format", kFittedModelFormat},
+            {"model_name", fitted.model_name},
+            {"model", ModelToJson(fitted.model)},
+            {"params", ParamsToJson(fitted.params)},
+            {"b_intra", fitted.b_intra},
+            {"b_inter", fitted.b_inter},
+            {"b_pcie", fitted.b_pcie},
+            {"points", fitted.points},
+            {"rmsle", fitted.rmsle}};
+  return root.dump(2) + "\n";
+}
+
+Checked<FittedModel> FittedModelFromJson(std::string_view text) {
+  json root;
+  if (auto parsed = Parse<FittedModel>(text, root); !parsed) return parsed;
+  Reader reader;
+  FittedModel fitted;
+  reader.Keys(root, "",
+              {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie",
+               "points", "rmsle"},
+              {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie"});
+  reader.Format(root, kFittedModelFormat);
+  reader.String(root, "", "model_name", fitted.model_name);
+  if (reader.ok()) fitted.model = ModelFromJson(reader, root.at("model"), "model", false);
+  if (reader.ok()) fitted.params = ParamsFromJson(reader, root.at("params"), "params");
+  BandwidthsFromJson(reader, root, fitted.b_intra, fitted.b_inter, fitted.b_pcie);
+  reader.Integer(root, "", "points", 0, fitted.points);
+  reader.Number(root, "", "rmsle", 0, fitted.rmsle);
+  if (!reader.ok()) return Checked<FittedModel>::Fail(reader.error());
+  return Checked<FittedModel>::Ok(std::move(fitted));
+}
+
+// ---- points.json ----------------------------------------------------------------------------
+
+std::string ProfiledPointsToJson(const ProfiledPoints& points) {
+  json runs = json::array();
+  for (const ProfiledRun& run : points.runs) {
+    runs.push_back(json{{"label", run.label},
+                        {"plan", PlanToJson(run.point.plan)},
+                        {"resources", ResourcesToJson(run.point.resources)},
+                        {"throughput", run.point.throughput},
+                        {"intra_threads", run.intra_threads},
+                        {"measured_steps", run.measured_steps},
+                        {"median_step_s", run.median_step_s}});
+  }
+  json root{{"format", kProfiledPointsFormat},
+            {"model_name", points.model_name},
+            {"model", ModelToJson(points.model)},
+            {"b_intra", points.b_intra},
+            {"b_inter", points.b_inter},
+            {"b_pcie", points.b_pcie},
+            {"runs", std::move(runs)}};
+  return root.dump(2) + "\n";
+}
+
+Checked<ProfiledPoints> ProfiledPointsFromJson(std::string_view text) {
+  json root;
+  if (auto parsed = Parse<ProfiledPoints>(text, root); !parsed) return parsed;
+  Reader reader;
+  ProfiledPoints points;
+  std::initializer_list<const char*> top = {"format",  "model_name", "model", "b_intra",
+                                            "b_inter", "b_pcie",     "runs"};
+  reader.Keys(root, "", top, top);
+  reader.Format(root, kProfiledPointsFormat);
+  reader.String(root, "", "model_name", points.model_name);
+  if (reader.ok()) points.model = ModelFromJson(reader, root.at("model"), "model", true);
+  BandwidthsFromJson(reader, root, points.b_intra, points.b_inter, points.b_pcie);
+  if (reader.ok() && !root.at("runs").is_array()) reader.Fail("runs", "expected an array");
+  std::set<std::string> labels;
+  for (size_t i = 0; reader.ok() && i < root.at("runs").size(); ++i) {
+    const json& object = root.at("runs").at(i);
+    std::string path = "runs[" + std::to_string(i) + "]";
+    std::initializer_list<const char*> names = {"label",          "plan",
+                                                "resources",      "throughput",
+                                                "intra_threads",  "measured_steps",
+                                                "median_step_s"};
+    ProfiledRun run;
+    if (!reader.Keys(object, path, names, names)) break;
+    reader.String(object, path, "label", run.label);
+    run.point.plan = PlanFromJson(reader, object.at("plan"), path + ".plan");
+    run.point.resources = ResourcesFromJson(reader, object.at("resources"), path + ".resources");
+    reader.Number(object, path, "throughput", 0, run.point.throughput);
+    reader.Integer(object, path, "intra_threads", 1, run.intra_threads);
+    reader.Integer(object, path, "measured_steps", 1, run.measured_steps);
+    reader.Number(object, path, "median_step_s", 0, run.median_step_s);
+    if (reader.ok() && !(run.point.throughput > 0)) {
+      reader.Fail(path + ".throughput", "expected a number > 0 (samples/s), got 0");
+    }
+    if (reader.ok() && !labels.insert(run.label).second) {
+      reader.Fail(path + ".label", "\"" + run.label + "\" appears twice (labels must be unique)");
+    }
+    points.runs.push_back(std::move(run));
+  }
+  if (!reader.ok()) return Checked<ProfiledPoints>::Fail(reader.error());
+  return Checked<ProfiledPoints>::Ok(std::move(points));
+}
+
+}  // namespace elastic::perf

@@ -1,0 +1,114 @@
+// `elastic-agent profile` on real Open MPI ranks and real Fashion-MNIST: two tiny configurations
+// give points.json with positive throughputs and measured bandwidths that `elastic-plan fit`
+// reads, and refuses to fit (too few points); a run the model cannot describe is refused before
+// anything runs. Needs mpirun and the Fashion-MNIST package; no Slurm.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "scheduler/perf/perf_json.h"
+#include "tests/common/agent_runs.h"
+#include "tests/common/run_command.h"
+#include "tests/common/temp_dir.h"
+
+namespace elastic::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kData = "/usr/share/datasets/fashion-mnist";
+const std::string kAllowRoot = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string PlanTool() { return ELASTIC_BINARY_DIR "/scheduler/burst/elastic-plan"; }
+
+class Profile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (RunCommand("command -v mpirun").exit_code != 0) GTEST_SKIP() << "mpirun not installed";
+    if (!fs::exists(kData)) GTEST_SKIP() << kData << " missing (dataset-fashion-mnist)";
+    // E = 4 ESTs, global batch 64; the profile removes the job's [checkpoint] table.
+    job_ = WriteFmnistJobConfig(dir_, "job", /*ests=*/4, /*seed=*/1, /*steps=*/100);
+  }
+
+  CommandResult RunProfile(const std::string& runs, const fs::path& out) {
+    const fs::path file = dir_.Write("profile.toml", "job = \"job.toml\"\nwarmup_steps = 1\n"
+                                                     "measured_steps = 2\n" + runs);
+    return RunCommand(kAllowRoot + "timeout -k 5 300 " + AgentPath() + " profile --config " +
+                      ShellQuote(file.string()) + " --out " + ShellQuote(out.string()));
+  }
+
+  TempDir dir_;
+  std::string job_;
+};
+
+TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
+  const fs::path out = dir_.path() / "out";
+  CommandResult run = RunProfile(
+      "[[run]]\nworkers = 1\nplan = \"dp\"\n"
+      "[[run]]\nworkers = 2\nplan = \"zero-offload\"\ncpu_threads = 1\n",
+      out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("profile: [2/2] w2-tjob-zero-offload-c1"), std::string::npos)
+      << run.output;
+
+  perf::Checked<perf::ProfiledPoints> points =
+      perf::ProfiledPointsFromJson(ReadAll(out / "points.json"));
+  ASSERT_TRUE(points) << points.error;
+  EXPECT_EQ(points->model_name, "fmnist_cnn");
+  EXPECT_GT(points->model.params, 1000);  // counted from the real model
+  EXPECT_EQ(points->model.global_batch, 64);
+  EXPECT_GT(points->b_intra, 0);  // measured between two ranks
+  EXPECT_GT(points->b_pcie, 0);   // measured host copy
+  ASSERT_EQ(points->runs.size(), 2u);
+  for (const perf::ProfiledRun& r : points->runs) {
+    EXPECT_GT(r.point.throughput, 0) << r.label;
+    EXPECT_GT(r.point.resources.gpu_flops, 0) << r.label;  // measured forward rate
+    EXPECT_EQ(r.point.resources.b_intra, points->b_intra) << r.label;
+    EXPECT_EQ(r.measured_steps, 2) << r.label;
+  }
+  EXPECT_EQ(points->runs[0].point.plan.dp, 1);
+  EXPECT_EQ(points->runs[0].point.plan.ga_steps, 4);  // E = 4 ESTs time-sliced on one rank
+  EXPECT_EQ(points->runs[1].point.plan.dp, 2);
+  EXPECT_TRUE(points->runs[1].point.plan.offload);
+  EXPECT_EQ(points->runs[1].point.resources.gpus, 2);
+  // The CSV has a header and one row per run; each run's job file and output are kept.
+  const std::string csv = ReadAll(out / "points.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
+  EXPECT_TRUE(fs::exists(out / "runs" / "w1-tjob-dp.toml"));
+  EXPECT_NE(ReadAll(out / "runs" / "w1-tjob-dp.log").find("step=3 loss="), std::string::npos);
+
+  CommandResult fit = RunCommand(PlanTool() + " fit --points " +
+                                 ShellQuote((out / "points.json").string()));
+  EXPECT_EQ(fit.exit_code, 2) << fit.output;
+  EXPECT_NE(fit.output.find("2 profiled points; fitting the model's 7 parameters needs at "
+                            "least 7 (Rubick §4.3)"),
+            std::string::npos)
+      << fit.output;
+}
+
+TEST_F(Profile, RefusesARunTheModelCannotDescribeBeforeRunningAnything) {
+  const fs::path out = dir_.path() / "bad";
+  // 4 ESTs on 3 ranks: ranks would accumulate 2, 1 and 1 micro-batches, not one a = E / W.
+  CommandResult run = RunProfile(
+      "[[run]]\nworkers = 1\nplan = \"dp\"\n[[run]]\nworkers = 3\nplan = \"dp\"\n", out);
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("run \"w3-tjob-dp\": 4 ESTs on 3 workers: expected a multiple"),
+            std::string::npos)
+      << run.output;
+  EXPECT_FALSE(fs::exists(out / "points.json"));
+  EXPECT_FALSE(fs::exists(out / "runs" / "w1-tjob-dp.log"));  // nothing ran
+}
+
+}  // namespace
+}  // namespace elastic::testing

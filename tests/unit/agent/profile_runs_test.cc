@@ -1,0 +1,123 @@
+// A profile run's job file, its per-step throughput, the bandwidth line and the CSV.
+#include "agent/profile/profile_runs.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "agent/common/errors.h"
+#include "agent/config/job_config.h"
+#include "agent/profile/points_csv.h"
+#include "agent/profile/profile_command.h"
+#include "scheduler/common/toml_reader.h"
+
+namespace elastic::agent {
+namespace {
+
+const char* kJob = R"([model]
+name = "fmnist_cnn"
+[data]
+path = "data"
+workers = 2
+[train]
+ests = 8
+global_batch = 96
+lr = 0.1
+seed = 7
+plan = "dp"
+steps = 500
+log_every = 50
+[checkpoint]
+dir = "ckpt"
+every_steps = 10
+)";
+
+TEST(JobTomlForRun, SetsTheRunAndKeepsTheRest) {
+  RunSettings settings;
+  settings.plan = "zero-offload";
+  settings.ests = 6;
+  settings.threads = 2;
+  settings.cpu_threads = 3;
+  settings.steps = 13;
+  settings.data_path = "/usr/share/datasets/fashion-mnist";
+  const std::string text = JobTomlForRun(kJob, "train.toml", settings);
+  TomlReader reader = TomlReader::FromString(text, "run.toml");
+  EnvLookup no_env = [](std::string_view) { return std::optional<std::string>(); };
+  JobConfig config = ParseJobConfig(reader, no_env, "/elsewhere");
+  EXPECT_EQ(config.train.plan, Plan::kZeroOffload);
+  EXPECT_EQ(config.train.ests, 6);
+  EXPECT_EQ(config.train.threads, 2);
+  EXPECT_EQ(config.train.cpu_threads, 3);
+  EXPECT_EQ(config.train.steps, 13);
+  EXPECT_EQ(config.train.log_every, 1);
+  EXPECT_EQ(config.data.path, "/usr/share/datasets/fashion-mnist");
+  EXPECT_TRUE(config.checkpoint.dir.empty());  // never resume from or leave checkpoints
+  // Untouched keys keep the job's values.
+  EXPECT_EQ(config.train.global_batch, 96);
+  EXPECT_EQ(config.train.lr, 0.1);
+  EXPECT_EQ(config.train.seed, 7);
+  EXPECT_EQ(config.data.workers, 2);
+}
+
+TEST(JobTomlForRun, RefusesAJobThatIsNotToml) {
+  EXPECT_THROW(JobTomlForRun("[train\n", "train.toml", RunSettings{}), ConfigError);
+}
+
+TEST(StepRates, MedianOfTheMeasuredStepsOnly) {
+  const std::string output =
+      "elastic-agent: training fmnist_cnn ...\n"
+      "elastic-agent: first step done at step 1\n"
+      "step=1 loss=2.300000 samples_per_s=10.0\n"
+      "step=2 loss=2.200000 samples_per_s=900.5\n"
+      "step=3 loss=2.100000 samples_per_s=1000.0\n"
+      "step=4 loss=2.000000 samples_per_s=1200.0\n"
+      "step=5 loss=1.900000 samples_per_s=1100.0\n"
+      "elastic-agent: step=5 loss=1.900000 params_sha256=abc\n";
+  std::vector<StepRate> rates = ParseStepRates(output);
+  ASSERT_EQ(rates.size(), 5u);
+  EXPECT_EQ(rates[1].step, 2);
+  EXPECT_DOUBLE_EQ(rates[1].samples_per_s, 900.5);
+  EXPECT_DOUBLE_EQ(MedianMeasuredRate(rates, 1, 4), 0.5 * (1000.0 + 1100.0));
+  EXPECT_DOUBLE_EQ(MedianMeasuredRate(rates, 2, 3), 1100.0);
+  // Step 6 never ran: the measurement is refused, not taken over fewer steps.
+  try {
+    MedianMeasuredRate(rates, 2, 4);
+    FAIL() << "accepted a missing step";
+  } catch (const TrainingError& e) {
+    EXPECT_NE(std::string(e.what()).find("for step 6"), std::string::npos) << e.what();
+  }
+}
+
+TEST(StepRates, ZeroRateIsRefused) {
+  std::vector<StepRate> rates = ParseStepRates("step=1 loss=1 samples_per_s=0.0\n");
+  EXPECT_THROW(MedianMeasuredRate(rates, 0, 1), TrainingError);
+}
+
+TEST(BandwidthLine, ReadsTheRateOrRefuses) {
+  EXPECT_DOUBLE_EQ(ParseBandwidthLine("noise\nelastic-agent: bandwidth bytes=1024 "
+                                      "bytes_per_s=2.5e+09\n"),
+                   2.5e9);
+  EXPECT_THROW(ParseBandwidthLine("mpirun: not enough slots\n"), TrainingError);
+  EXPECT_THROW(ParseBandwidthLine("elastic-agent: bandwidth bytes=1 bytes_per_s=0\n"),
+               TrainingError);
+}
+
+TEST(PointsCsv, OneQuotedPlanPerRow) {
+  perf::ProfiledPoints points;
+  perf::ProfiledRun run;
+  run.label = "w2-offload";
+  run.point.plan.dp = 2;
+  run.point.plan.zero_stage = 2;
+  run.point.plan.offload = true;
+  run.point.plan.cpu_threads = 2;
+  run.point.resources.gpus = 2;
+  run.point.throughput = 1500.25;
+  points.runs = {run};
+  const std::string csv = ProfiledPointsToCsv(points);
+  EXPECT_EQ(csv.substr(0, csv.find(',')), "label");
+  EXPECT_NE(csv.find("\nw2-offload,\"dp=2+zero-2+offload,c=2\",2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",1500.25\n"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace elastic::agent
