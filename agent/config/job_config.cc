@@ -10,6 +10,7 @@
 #include "agent/data/fashion_mnist_files.h"
 #include "agent/data/text_corpus.h"
 #include "agent/model/registry.h"
+#include "scheduler/common/toml_choice.h"
 #include "scheduler/common/toml_reader.h"
 
 namespace elastic::agent {
@@ -37,16 +38,6 @@ std::string ResolvePath(const std::string& path, const std::string& base_dir) {
   std::filesystem::path p(path);
   if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
   return p.lexically_normal().string();
-}
-
-template <typename T>
-void ReadChoice(TomlReader& reader, std::string_view key, Parsed<T> (*parse)(std::string_view),
-                T& out) {
-  if (auto text = reader.String(key)) {
-    Parsed<T> parsed = parse(*text);
-    if (!parsed) reader.Fail(key, parsed.error);
-    out = *parsed.value;
-  }
 }
 
 void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {

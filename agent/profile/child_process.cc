@@ -1,7 +1,6 @@
-// RunChild: pipe + fork + execvp, read to EOF, waitpid.
+// RunChild: Spawn (agent/supervisor/spawn.h) with stderr merged, read to EOF, waitpid.
 #include "agent/profile/child_process.h"
 
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
+
+#include "agent/supervisor/spawn.h"
 
 extern char** environ;
 
@@ -29,39 +30,23 @@ std::vector<std::string> ElasticVariables() {
 }  // namespace
 
 ChildResult RunChild(const std::vector<std::string>& argv) {
-  const std::vector<std::string> unset = ElasticVariables();
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::system_error(errno, std::generic_category(), "fork");
-  }
-  if (pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copies
-    ::dup2(fds[1], STDERR_FILENO);
-    for (const std::string& name : unset) ::unsetenv(name.c_str());
-    ::execvp(args[0], args.data());
-    _exit(127);
-  }
-  ::close(fds[1]);
+  SpawnOptions options;
+  options.merge_stderr = true;
+  options.unset_env = ElasticVariables();
+  const Spawned child = Spawn(argv, options);
   ChildResult result;
   char buffer[4096];
   for (;;) {
-    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    const ssize_t n = ::read(child.out_fd, buffer, sizeof buffer);
     if (n > 0) {
       result.output.append(buffer, static_cast<size_t>(n));
     } else if (n == 0 || errno != EINTR) {
       break;
     }
   }
-  ::close(fds[0]);
+  ::close(child.out_fd);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;

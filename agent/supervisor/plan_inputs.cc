@@ -11,6 +11,7 @@
 
 #include "agent/config/job_config.h"
 #include "agent/supervisor/default_perf_model.h"
+#include "scheduler/common/toml_choice.h"
 #include "scheduler/common/toml_reader.h"
 
 namespace elastic::agent {
@@ -24,16 +25,6 @@ void Override(const EnvLookup& env, const char* variable, Parsed<T> (*parse)(std
   Parsed<T> parsed = parse(*text);
   if (!parsed) throw ConfigError(std::string("environment ") + variable + ": " + parsed.error);
   out = *parsed.value;
-}
-
-template <typename T>
-void ReadChoice(TomlReader& reader, std::string_view key, Parsed<T> (*parse)(std::string_view),
-                T& out) {
-  if (auto text = reader.String(key)) {
-    Parsed<T> parsed = parse(*text);
-    if (!parsed) reader.Fail(key, parsed.error);
-    out = *parsed.value;
-  }
 }
 
 std::optional<std::string> ReadWholeFile(const std::string& path) {
