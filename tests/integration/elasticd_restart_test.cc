@@ -11,6 +11,7 @@
 
 #include "tests/common/agent_runs.h"
 #include "tests/common/elasticd_cluster.h"
+#include "tests/common/process_tools.h"
 #include "tests/common/temp_dir.h"
 #include "tests/common/time_scale.h"
 
@@ -50,7 +51,7 @@ class ElasticdRestart : public ElasticdClusterSuite {
 
   // `pkill -SIGNAL` this job's supervisor ("run") or training ranks ("train").
   void Signal(const std::string& signal, const std::string& command) {
-    CommandResult r = RunCommand("pkill -" + signal + " -f " +
+    CommandResult r = RunCommand(std::string(kPkill) + " -" + signal + " -f " +
                                  ShellQuote("[e]lastic-agent " + command + " --config " + config_));
     ASSERT_EQ(r.exit_code, 0) << "no elastic-agent " << command << " to signal: " << r.output;
   }

@@ -9,6 +9,7 @@
 
 #include "tests/common/agent_runs.h"
 #include "tests/common/local_cluster.h"
+#include "tests/common/process_tools.h"
 #include "tests/common/temp_dir.h"
 #include "tests/common/time_scale.h"
 
@@ -75,7 +76,7 @@ class FaultInjection : public ClusterSuite {
 // replayed steps give bit for bit what an undisturbed run computes.
 TEST_F(FaultInjection, KilledRankIsRestartedFromTheNewestCheckpoint) {
   ASSERT_NO_FATAL_FAILURE(StartJob(""));
-  CommandResult kill = RunCommand("pkill -KILL -n -f " + Agents("train"));
+  CommandResult kill = RunCommand(std::string(kPkill) + " -KILL -n -f " + Agents("train"));
   ASSERT_EQ(kill.exit_code, 0) << "no training rank to kill: " << kill.output;
 
   ASSERT_NO_FATAL_FAILURE(ExpectFinishedAsUndisturbed());
@@ -88,7 +89,7 @@ TEST_F(FaultInjection, KilledRankIsRestartedFromTheNewestCheckpoint) {
 // finishes with the undisturbed run's parameters.
 TEST_F(FaultInjection, KilledSupervisorsJobRequeuedResumesFromTheNewestCheckpoint) {
   ASSERT_NO_FATAL_FAILURE(StartJob("--requeue --open-mode=append"));
-  CommandResult kill = RunCommand("pkill -KILL -f " + Agents("run"));
+  CommandResult kill = RunCommand(std::string(kPkill) + " -KILL -f " + Agents("run"));
   ASSERT_EQ(kill.exit_code, 0) << "no supervisor to kill: " << kill.output;
   CommandResult state;
   for (int i = 0; i < 120; ++i) {  // until Slurm has ended the job
@@ -115,7 +116,7 @@ TEST_F(FaultInjection, ALostNodeUnderNoKillIsDroppedAndTrainingFinishesOnTheRest
   const std::string pids = cluster().Export("ELASTIC_CLUSTER_DIR") + "/pids";
   CommandResult lose = cluster().Run(
       "kill -KILL $(awk '$1 == \"slurmd-n4\" {print $2}' " + pids + ") && "
-      "for p in $(pgrep -f " + Agents("train") + "); do "
+      "for p in $(" + kPgrep + " -f " + Agents("train") + "); do "
       "  tr '\\0' '\\n' </proc/$p/environ | grep -qx SLURMD_NODENAME=n4 && kill -KILL $p; "
       "done; scontrol update NodeName=n4 State=DOWN Reason=fault-injection-test");
   ASSERT_EQ(lose.exit_code, 0) << lose.output;
@@ -130,7 +131,7 @@ TEST_F(FaultInjection, ALostNodeUnderNoKillIsDroppedAndTrainingFinishesOnTheRest
 // supervisor relaunches from the newest checkpoint.
 TEST_F(FaultInjection, AStalledRankIsDetectedByTheStepTimeoutAndTheStepRelaunched) {
   ASSERT_NO_FATAL_FAILURE(StartJob("", "step_timeout_s = 10\n"));
-  CommandResult stop = RunCommand("pkill -STOP -n -f " + Agents("train"));
+  CommandResult stop = RunCommand(std::string(kPkill) + " -STOP -n -f " + Agents("train"));
   ASSERT_EQ(stop.exit_code, 0) << "no training rank to stop: " << stop.output;
 
   ASSERT_NO_FATAL_FAILURE(ExpectFinishedAsUndisturbed());
