@@ -84,8 +84,12 @@ TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) 
 
   // (f) after the rigid job ends the elastic job grows back onto the same nodes.
   // (The job's output holds the supervisor's account of a failed grow, salloc's message too.)
+  // On failure also Slurm's view of the nodes and jobs: the grow back has failed intermittently
+  // with salloc's expansion job "waiting for resources" on nodes that looked idle to elasticd.
   EXPECT_FALSE(WaitForNodes(job, 4, "1-4", 90).empty())
-      << AdminComment(job) << "\n" << Log() << RunCommand("cat " + ShellQuote(out)).output;
+      << AdminComment(job) << "\n" << Log() << RunCommand("cat " + ShellQuote(out)).output
+      << cluster().Run("sinfo -N -o '%N %T %E'; squeue -a -o '%i %j %T %R %N'; "
+                       "scontrol show job " + rigid).output;
 
   const std::string final_state = cluster().WaitForJob(job, 600);
   const std::string text = RunCommand("cat " + ShellQuote(out)).output;
