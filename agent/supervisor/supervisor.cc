@@ -31,12 +31,6 @@ using Clock = std::chrono::steady_clock;
 
 std::atomic<int> terminate_signal{0};
 
-std::optional<std::string> GetEnv(std::string_view name) {
-  const char* value = std::getenv(std::string(name).c_str());
-  if (value == nullptr) return std::nullopt;
-  return std::string(value);
-}
-
 // Slurm hands a batch job's SPANK options to every srun inside it as
 // _SLURM_SPANK_OPTION_<plugin>_<option> variables (a plain word for the job's --elastic-plan),
 // and the plugin then exports that word as the task's SLURM_ELASTIC_PLAN, over ours. Without
@@ -68,7 +62,7 @@ class Supervisor {
   Supervisor(const SupervisorOptions& options, std::ostream& out, std::ostream& err)
       : options_(options), out_(out), err_(err),
         codec_(daemon::MakeMungeCodec(options.munge_socket)),
-        plan_inputs_(ReadPlanInputs(options.config_path, &GetEnv)) {
+        plan_inputs_(ReadPlanInputs(options.config_path, ProcessEnv())) {
     const char* id = std::getenv("SLURM_JOB_ID");
     const char* nodes = std::getenv("SLURM_JOB_NUM_NODES");
     if (!id || !nodes) {
@@ -302,12 +296,12 @@ class Supervisor {
     const PlanRequest& request = plan_inputs_.request;
     const std::string g = "generation " + std::to_string(action.generation) + ": plan ";
     std::optional<PlanSelection> chosen;
-    if (GetEnv("SLURM_ELASTIC").value_or("") != "1") {
+    if (ProcessEnv()("SLURM_ELASTIC").value_or("") != "1") {
       // Outside an --elastic job the SPANK plugin refuses an srun that carries elastic
       // settings (SLURM_ELASTIC_PLAN), so the step runs the job's own plan.
       Note(g + "the job's own (not an --elastic job: SLURM_ELASTIC is unset)");
     } else if (plan_inputs_.model) {
-      NodeAllocation allocation = AllocationFromEnv(action.nodes, &GetEnv);
+      NodeAllocation allocation = AllocationFromEnv(action.nodes, ProcessEnv());
       perf::Checked<PlanSelection> s = SelectPlan(*plan_inputs_.model, request, allocation);
       if (s) {
         chosen = *s;
