@@ -17,6 +17,7 @@
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
 #include "agent/eval/eval_command.h"
+#include "agent/profile/layer_profile_args.h"
 #include "agent/profile/profile_command.h"
 #include "agent/supervisor/allocation.h"
 #include "agent/supervisor/supervisor.h"
@@ -103,6 +104,17 @@ int RunProfile(const ProfileArgs& args) {
   return 0;
 }
 
+// `profile-layers`: one process, no MPI; parsed beside the command (agent/profile/).
+int RunProfileLayers(const std::vector<std::string>& args) {
+  auto parsed = ParseLayerProfileArgs(args);
+  if (const auto* text = std::get_if<ShowText>(&parsed)) {
+    std::cout << text->text;
+    return 0;
+  }
+  RunLayerProfileCommand(std::get<LayerProfileOptions>(parsed), std::cout);
+  return 0;
+}
+
 // Started by `profile` under mpirun -np 2: every rank takes part in the ping-pong.
 int RunProfileBandwidthRank(const ProfileBandwidthArgs& args,
                             std::unique_ptr<Communicator>& world, int* argc, char*** argv) {
@@ -122,6 +134,9 @@ int EndRank(int status, const std::unique_ptr<Communicator>& world) {
 int main(int argc, char** argv) {
   std::unique_ptr<Communicator> world;
   try {
+    if (argc >= 2 && std::string(argv[1]) == "profile-layers") {
+      return RunProfileLayers(std::vector<std::string>(argv + 2, argv + argc));
+    }
     Command command = ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc));
     if (const auto* text = std::get_if<ShowText>(&command)) {
       std::cout << text->text;

@@ -28,7 +28,9 @@ constexpr std::string_view kProgramUsage =
     "  eval     test-set accuracy of the newest checkpoint (see elastic-agent eval --help)\n"
     "  run      supervise an elastic job from its batch script (see elastic-agent run --help)\n"
     "  profile  measure sampled configurations for the performance model's fitter (see\n"
-    "           elastic-agent profile --help)\n";
+    "           elastic-agent profile --help)\n"
+    "  profile-layers  time each layer's forward + backward for DeepPool's burst planner (see\n"
+    "           elastic-agent profile-layers --help)\n";
 constexpr std::string_view kRunUsage =
     "Usage: elastic-agent run --config FILE [--socket PATH] [--max-restarts N]\n"
     "\n"

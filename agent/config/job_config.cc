@@ -4,8 +4,13 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <limits>
+#include <optional>
 #include <system_error>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "agent/data/fashion_mnist_files.h"
 #include "agent/data/text_corpus.h"
@@ -40,6 +45,43 @@ std::string ResolvePath(const std::string& path, const std::string& base_dir) {
   return p.lexically_normal().string();
 }
 
+// The GPU count of every layer of an `elastic-plan burst --json` plan (docs/burst-planner.md),
+// as train.burst_workers: its layers must be the model's blocks, in order (checked against the
+// model when training starts), and a chain (no branch on GPUs of its own).
+std::vector<std::int64_t> ReadBurstPlanJson(TomlReader& reader, const std::string& path) {
+  const std::string key = "train.burst_plan";
+  std::ifstream in(path);
+  if (!in) {
+    reader.Fail(key, Quoted(path) + " cannot be read: expected `elastic-plan burst --json`'s "
+                                    "output");
+  }
+  nlohmann::json plan;
+  try {
+    plan = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    reader.Fail(key, Quoted(path) + " is not JSON (" + e.what() + ")");
+  }
+  if (!plan.is_object() || !plan.contains("layers") || !plan["layers"].is_array() ||
+      plan["layers"].empty()) {
+    reader.Fail(key, Quoted(path) + ": expected an object with a non-empty \"layers\" array "
+                                    "(`elastic-plan burst --json`)");
+  }
+  std::vector<std::int64_t> workers;
+  for (const nlohmann::json& layer : plan["layers"]) {
+    const std::string at = Quoted(path) + ": layers[" + std::to_string(workers.size()) + "]";
+    if (!layer.is_object() || !layer.contains("gpus") || !layer["gpus"].is_number_integer() ||
+        layer["gpus"].get<std::int64_t>() < 1 || layer["gpus"].get<std::int64_t>() > kMaxEsts) {
+      reader.Fail(key, at + ".gpus: expected an integer from 1 to " + std::to_string(kMaxEsts));
+    }
+    if (layer.contains("parallel") && layer["parallel"] == true) {
+      reader.Fail(key, at + " runs on GPUs of its own beside another branch: expected a chain "
+                            "plan (elastic-plan burst --no-separate)");
+    }
+    workers.push_back(layer["gpus"].get<std::int64_t>());
+  }
+  return workers;
+}
+
 void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.String("model.name")) c.model.name = *v;
   if (auto v = reader.String("data.path")) {
@@ -72,6 +114,13 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   ReadChoice(reader, "train.plan", &ParsePlan, t.plan);
   if (auto v = reader.Integer("train.threads", 1, kMaxThreads)) t.threads = *v;
   if (auto v = reader.Integer("train.cpu_threads", 1, kMaxThreads)) t.cpu_threads = *v;
+  if (auto v = reader.IntegerArray("train.burst_workers", 1, kMaxEsts)) t.burst_workers = *v;
+  if (auto v = reader.String("train.burst_plan"); v && !v->empty()) {
+    if (!t.burst_workers.empty()) {
+      reader.Fail("train.burst_plan", "given with train.burst_workers: expected one of the two");
+    }
+    t.burst_workers = ReadBurstPlanJson(reader, ResolvePath(*v, base_dir));
+  }
   if (auto v = reader.Integer("train.log_every", 0, kMaxInt)) t.log_every = *v;
   if (auto v = reader.Integer("train.step_timeout_s", 0, kMaxInt)) t.step_timeout_s = *v;
   if (auto v = reader.String("train.perf_model"); v && !v->empty()) {
@@ -114,6 +163,10 @@ Origins ApplyEnvironment(const EnvLookup& env, JobConfig& c) {
   std::string args_origin;
   Override(env, "SLURM_ELASTIC_PLAN_ARGS", &ParsePlanArgs, plan_args, args_origin);
   if (plan_args.cpu_threads) c.train.cpu_threads = *plan_args.cpu_threads;
+  if (plan_args.burst_workers) {
+    c.train.burst_workers = *plan_args.burst_workers;
+    c.train.burst_workers_origin = "SLURM_ELASTIC_PLAN_ARGS";
+  }
   // The plugin prepares a private per-job directory; an explicit checkpoint.dir still wins,
   // since a user who names one wants checkpoints there (e.g. to resume across jobs).
   if (c.checkpoint.dir.empty()) {
@@ -174,6 +227,32 @@ void ValidatePerfModel(TomlReader& reader, const JobConfig& c) {
   }
 }
 
+// burst's ranks per block: present exactly when the plan is burst (a file that keeps them for
+// a generation the supervisor runs with another plan is fine: they are then not used), each
+// count at most train.ests (a block needs an EST per rank). The count per block and the ranks of
+// the generation are checked when it starts (execution_plan.cc, burst_parallel.cc).
+void ValidateBurstWorkers(TomlReader& reader, const JobConfig& c, const Origins& origins) {
+  const JobConfig::Train& t = c.train;
+  if (t.plan != Plan::kBurst) return;
+  auto fail = [&](const std::string& problem) {
+    if (t.burst_workers_origin.empty()) reader.Fail("train.burst_workers", problem);
+    throw ConfigError("environment " + t.burst_workers_origin + ": burst: " + problem);
+  };
+  if (t.burst_workers.empty()) {
+    reader.Fail("train.plan", "plan \"burst\"" + FromEnv(origins.plan) +
+                                  " needs the ranks of each model block: expected "
+                                  "train.burst_workers = [g_0, g_1, ...] (e.g. [2, 1, 1, 2]) or "
+                                  "SLURM_ELASTIC_PLAN_ARGS=burst=2/1/1/2");
+  }
+  for (std::size_t b = 0; b < t.burst_workers.size(); ++b) {
+    if (t.burst_workers[b] > t.ests) {
+      fail("block " + std::to_string(b) + " on " + std::to_string(t.burst_workers[b]) +
+           " ranks, but train.ests = " + std::to_string(t.ests) +
+           FromEnv(origins.ests) + ": expected at most one rank per EST");
+    }
+  }
+}
+
 void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins) {
   if (!IsKnownModel(c.model.name)) {
     reader.Fail("model.name", "unknown model " + Quoted(c.model.name) + ": expected one of " +
@@ -192,11 +271,34 @@ void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins) {
                     std::to_string(t.ests) + FromEnv(origins.ests) +
                     ": each EST processes global_batch / ests samples per step");
   }
+  ValidateBurstWorkers(reader, c, origins);
   if (!PlanAllowedUnder(t.plan, t.determinism)) {
     reader.Fail("train.plan", "plan " + Quoted(ToString(t.plan)) + FromEnv(origins.plan) +
                                   " is not allowed under determinism " +
                                   Quoted(ToString(t.determinism)) + FromEnv(origins.determinism) +
                                   ": it changes the arithmetic, so only \"statistical\" admits it");
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// "2/1/1/2" -> {2, 1, 1, 2}; nullopt for an empty item or a count outside 1..kMaxEsts.
+std::optional<std::vector<std::int64_t>> ParseBurstWorkers(std::string_view text) {
+  std::vector<std::int64_t> workers;
+  while (true) {
+    const std::size_t slash = text.find('/');
+    const std::string_view item = text.substr(0, slash);
+    std::int64_t count = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), count);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || count < 1 ||
+        count > kMaxEsts) {
+      return std::nullopt;
+    }
+    workers.push_back(count);
+    if (slash == std::string_view::npos) return workers;
+    text = text.substr(slash + 1);
   }
 }
 
@@ -217,9 +319,22 @@ Parsed<PlanArgs> ParsePlanArgs(std::string_view text) {
     const std::string_view key = item.substr(0, eq);
     const std::string_view value =
         eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
-    if (key != "c" || eq == std::string_view::npos) {
-      out.error = "invalid item " + Quoted(item) + ": expected c=<host threads> (e.g. \"c=2\")";
+    if ((key != "c" && key != "burst") || eq == std::string_view::npos) {
+      out.error = "invalid item " + Quoted(item) +
+                  ": expected c=<host threads> (e.g. \"c=2\") or burst=<ranks per block> "
+                  "(e.g. \"burst=2/1/1/2\")";
       return out;
+    }
+    if (key == "burst") {
+      auto workers = ParseBurstWorkers(value);
+      if (!workers) {
+        out.error = "invalid value " + Quoted(value) +
+                    " for burst: expected one rank count per model block, each an integer from "
+                    "1 to " + std::to_string(kMaxEsts) + ", separated by / (e.g. \"2/1/1/2\")";
+        return out;
+      }
+      args.burst_workers = std::move(*workers);
+      continue;
     }
     std::int64_t threads = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "agent/common/env.h"
 #include "scheduler/common/job_options.h"
@@ -83,6 +84,11 @@ struct JobConfig {
     Plan plan = kDefaultPlan;
     std::int64_t threads = kDefaultThreads;     // intra-op threads; from config, never hardware
     std::int64_t cpu_threads = kDefaultCpuThreads;  // zero-offload's host update threads (c)
+    // burst (DeepPool): how many ranks run each model block, one count per block, each from 1
+    // to train.ests (and at most the generation's ranks, checked when it starts). Read only
+    // when train.plan is "burst"; empty otherwise. SLURM_ELASTIC_PLAN_ARGS burst=... overrides.
+    std::vector<std::int64_t> burst_workers;
+    std::string burst_workers_origin;  // "" = train.burst_workers, else the variable's name
     std::int64_t log_every = kDefaultLogEvery;  // progress line interval in steps; 0 = none
     std::int64_t step_timeout_s = kDefaultStepTimeoutS;  // stalled-peer watchdog; 0 = off
     Scaling scaling = kDefaultScaling;
@@ -100,11 +106,13 @@ struct JobConfig {
 };
 
 // Per-plan parameters the supervisor hands one generation beside SLURM_ELASTIC_PLAN, in
-// SLURM_ELASTIC_PLAN_ARGS: comma-separated key=value, today only c=<1..256> (zero-offload's host
-// threads, overriding train.cpu_threads; changes no bit). "" = none. A separate variable, not a
+// SLURM_ELASTIC_PLAN_ARGS: comma-separated key=value: c=<1..256> (zero-offload's host threads,
+// overriding train.cpu_threads; changes no bit) and burst=<g_0>/<g_1>/... (burst's ranks per
+// model block, overriding train.burst_workers). "" = none. A separate variable, not a
 // suffix of SLURM_ELASTIC_PLAN, because the SPANK plugin parses that one as a plain plan word.
 struct PlanArgs {
   std::optional<std::int64_t> cpu_threads;
+  std::optional<std::vector<std::int64_t>> burst_workers;
 };
 Parsed<PlanArgs> ParsePlanArgs(std::string_view text);
 

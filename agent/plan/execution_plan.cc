@@ -1,10 +1,40 @@
 // ResolveExecutionPlan: train.plan and the world size into an ExecutionPlan.
 #include "agent/plan/execution_plan.h"
 
+#include "agent/plan/burst_placement.h"
 #include "agent/train/est_placement.h"
 #include "scheduler/common/toml_reader.h"
 
 namespace elastic::agent {
+namespace {
+
+// burst on this generation's ranks: every block's count fits in them (job_config.cc checked
+// 1 <= count <= E), and d0's rank-order fold is not built for it beyond one rank. The count per
+// block is checked against the model (CheckBurstPlanFitsModel).
+void CheckBurstWorld(const JobConfig& config, int world_size) {
+  const auto& workers = config.train.burst_workers;
+  if (workers.empty()) {
+    throw ConfigError("train.plan: plan \"burst\" needs train.burst_workers: one rank count per "
+                      "model block");
+  }
+  const std::string key = config.train.burst_workers_origin.empty()
+                              ? std::string("train.burst_workers")
+                              : "burst (from " + config.train.burst_workers_origin + ")";
+  for (std::size_t b = 0; b < workers.size(); ++b) {
+    if (workers[b] > world_size) {
+      throw ConfigError(key + ": block " + std::to_string(b) + " on " +
+                        std::to_string(workers[b]) + " ranks, but this generation has " +
+                        std::to_string(world_size) + ": expected at most " +
+                        std::to_string(world_size) + " per block");
+    }
+  }
+  if (config.train.determinism == Determinism::kD0 && world_size > 1) {
+    throw ConfigError("train.plan: plan \"burst\" under determinism \"d0\" on more than one "
+                      "rank is not implemented");
+  }
+}
+
+}  // namespace
 
 perf::ExecutionPlan ResolveExecutionPlan(const JobConfig& config, int world_size) {
   perf::ExecutionPlan plan;
@@ -43,9 +73,8 @@ perf::ExecutionPlan ResolveExecutionPlan(const JobConfig& config, int world_size
       plan.ga_steps = static_cast<int>(config.train.ests);
       break;
     case Plan::kBurst:
-      throw ConfigError("train.plan: plan \"" + std::string(ToString(config.train.plan)) +
-                        "\" is not implemented by this elastic-agent yet: expected auto, dp, ga, "
-                        "gc, zero-dp, zero-offload, tp or pp");
+      CheckBurstWorld(config, world_size);
+      break;
   }
   return plan;
 }
@@ -61,6 +90,9 @@ Plan RunPlanWord(const JobConfig& config) {
 }
 
 std::string DescribeExecutionPlan(const JobConfig& config, const perf::ExecutionPlan& plan) {
+  if (RunPlanWord(config) == Plan::kBurst) {
+    return "burst(" + DescribeBurstWorkers(config.train.burst_workers) + ")";
+  }
   return std::string(ToString(RunPlanWord(config))) + "(" + perf::Describe(plan) + ")";
 }
 

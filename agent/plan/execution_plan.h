@@ -18,8 +18,9 @@ namespace elastic::agent {
 // train.cpu_threads host threads; pp: W pipeline stages (dp = 1) with the E ESTs as micro-batches
 // (on one rank pp is dp); tp: one tensor-parallel group of t = world_size ranks (dp = 1) that
 // runs all E ESTs' micro-batches together (tensor_parallel.h; on one rank tp is dp). `auto` runs
-// dp (the supervisor resolves auto through the planner before it relaunches). Throws ConfigError
-// for burst, which this agent does not implement, naming the plans it does.
+// dp (the supervisor resolves auto through the planner before it relaunches); burst: the
+// replicated update of dp (d = W) with blocks placed per train.burst_workers (burst_parallel.h).
+// Throws ConfigError for a burst block on more ranks than W, or burst under d0 on W > 1.
 // REQUIRES: 1 <= world_size <= train.ests (the trainer checks it first).
 perf::ExecutionPlan ResolveExecutionPlan(const JobConfig& config, int world_size);
 
@@ -31,7 +32,8 @@ EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int
 // The plan word this generation runs: train.plan, with auto as dp.
 Plan RunPlanWord(const JobConfig& config);
 
-// For the start line: "zero-dp(dp=3+ga=3+zero-2)": the plan word and perf::Describe.
+// For the start line: "zero-dp(dp=3+ga=3+zero-2)": the plan word and perf::Describe;
+// "burst(2/1/1/2)": the ranks of each block.
 std::string DescribeExecutionPlan(const JobConfig& config, const perf::ExecutionPlan& plan);
 
 }  // namespace elastic::agent

@@ -9,52 +9,13 @@
 
 #include "agent/common/errors.h"
 #include "agent/model/model.h"
+#include "agent/plan/tensor_message.h"
 #include "scheduler/common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {
 
-// A message is a sequence of tensors: per tensor its dtype code, rank, sizes, then its bytes.
-void AppendTensor(std::vector<std::uint8_t>& out, const torch::Tensor& tensor) {
-  const torch::Tensor values = tensor.contiguous();
-  auto put = [&out](std::int64_t v) {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
-    out.insert(out.end(), p, p + sizeof v);
-  };
-  put(static_cast<std::int64_t>(values.scalar_type()));
-  put(values.dim());
-  for (std::int64_t d : values.sizes()) put(d);
-  const auto* data = static_cast<const std::uint8_t*>(values.data_ptr());
-  out.insert(out.end(), data, data + values.nbytes());
-}
-
-class MessageReader {
- public:
-  explicit MessageReader(std::vector<std::uint8_t> bytes) : bytes_(std::move(bytes)) {}
-  torch::Tensor NextTensor() {
-    const auto type = static_cast<torch::ScalarType>(Get());
-    std::vector<std::int64_t> sizes(static_cast<std::size_t>(Get()));
-    for (std::int64_t& d : sizes) d = Get();
-    torch::Tensor tensor = torch::empty(sizes, torch::TensorOptions().dtype(type));
-    Take(tensor.data_ptr(), tensor.nbytes());
-    return tensor;
-  }
-
- private:
-  std::int64_t Get() {
-    std::int64_t v = 0;
-    Take(&v, sizeof v);
-    return v;
-  }
-  void Take(void* to, std::size_t n) {
-    if (at_ + n > bytes_.size())
-      throw TrainingError("pipeline: a message between stages is truncated");
-    std::memcpy(to, bytes_.data() + at_, n);
-    at_ += n;
-  }
-  std::vector<std::uint8_t> bytes_;
-  std::size_t at_ = 0;
-};
+constexpr const char* kWhat = "pipeline: a message between stages";
 
 }  // namespace
 
@@ -130,7 +91,7 @@ std::vector<float> Pipeline::RunStep(const std::function<MiniBatch(std::int64_t)
     for (const EstContext& est : streams_) AppendTensor(message, est.rng_state);
     world_.Send(message, 0);
   } else if (stages_ > 1 && stage_ == 0) {
-    MessageReader reader(world_.Receive(stages_ - 1));
+    MessageReader reader(world_.Receive(stages_ - 1), kWhat);
     for (EstContext& est : ests) est.rng_state = reader.NextTensor();
   }
   in_flight_.clear();
@@ -148,7 +109,7 @@ void Pipeline::Forward(std::int64_t est, const std::function<MiniBatch(std::int6
     targets = mini.targets;
     context = &ests[static_cast<std::size_t>(est)];
   } else {
-    MessageReader reader(world_.Receive(stage_ - 1));
+    MessageReader reader(world_.Receive(stage_ - 1), kWhat);
     // A leaf that requires grad where the single-process graph had a non-leaf that did: the
     // boundary's kernels compute the input gradient exactly as there.
     flight.input = reader.NextTensor().requires_grad_(true);
@@ -181,7 +142,7 @@ void Pipeline::Backward(std::int64_t est) {
   if (stage_ == stages_ - 1) {
     flight.output.backward();
   } else {
-    MessageReader reader(world_.Receive(stage_ + 1));
+    MessageReader reader(world_.Receive(stage_ + 1), kWhat);
     flight.output.backward(reader.NextTensor());
   }
   stash_.EndAccumulation(est);

@@ -54,6 +54,20 @@ std::unique_ptr<BatchQueue> MakeBatchQueue(const JobConfig& config, const Datase
       hosted, BatchQueue::Options{config.data.workers, config.data.prefetch, config.data.augment});
 }
 
+// burst on several ranks: the block-0 placement (burst_placement.h) hosts the ESTs' data, loader
+// state and streams; on one rank every count is 1, and burst is dp.
+bool RunsBurst(const JobConfig& config, int ranks) {
+  return RunPlanWord(config) == Plan::kBurst && ranks > 1;
+}
+
+EstRange HostedEstsOf(const JobConfig& config, const perf::ExecutionPlan& plan, int rank,
+                      int ranks) {
+  if (RunsBurst(config, ranks)) {
+    return BurstEstsOfRank(config.train.ests, config.train.burst_workers.front(), rank);
+  }
+  return HostedEstsUnder(plan, config.train.ests, rank, ranks);
+}
+
 std::vector<std::string> ParameterNames(const Model& model) {
   std::vector<std::string> names;
   for (const auto& item : model.named_parameters()) names.push_back(item.key());
@@ -123,10 +137,10 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
       owned_world_(std::move(owned_world)),
       world_(world != nullptr ? world : owned_world_.get()),
       plan_(ResolveExecutionPlan(config, world_->size())),
-      hosted_(HostedEstsUnder(plan_, config.train.ests, world_->rank(), world_->size())),
+      hosted_(HostedEstsOf(config, plan_, world_->rank(), world_->size())),
       data_(CheckRunnable(config, std::move(data))),
       fold_locally_(world_->size() == 1 || config.train.determinism == Determinism::kD0 ||
-                    plan_.pp > 1 || plan_.tp > 1),
+                    plan_.pp > 1 || plan_.tp > 1 || RunsBurst(config, world_->size())),
       queue_(MakeBatchQueue(config, data_, hosted_)),
       model_(MakeSeededModel(config)),
       ests_(MakeHostedEsts(config, hosted_)),
@@ -142,6 +156,14 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
     owners = StageShards(*model_, world_->size());
     pipeline_ = std::make_unique<Pipeline>(*model_, *world_, stash_, config.train.ests);
   }
+  if (RunPlanWord(config) == Plan::kBurst) {
+    // Also on one rank, so that settings that do not fit the model are refused whatever W is.
+    CheckBurstPlanFitsModel(*model_, config.train.burst_workers, config.model.name);
+    if (RunsBurst(config, world_->size())) {
+      burst_ = std::make_unique<BurstParallel>(*model_, *world_, stash_, config.train.ests,
+                                               config.train.burst_workers);
+    }
+  }
   update_ = MakeParameterUpdate(
       plan_, UpdateContext{config_, *world_, hosted_, fold_locally_, stash_, *optimizer_,
                            model_->parameters(), std::move(owners),
@@ -149,13 +171,13 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
 }
 
 double Trainer::RunStep() {
-  std::vector<float> hosted_losses =
-      pipeline_
-          ? pipeline_->RunStep([this](std::int64_t est) { return queue_->Next(step_, est); }, ests_)
-          : RunHostedEsts();
+  auto batch = [this](std::int64_t est) { return queue_->Next(step_, est); };
+  std::vector<float> hosted_losses = pipeline_ ? pipeline_->RunStep(batch, ests_)
+                                     : burst_  ? burst_->RunStep(batch, ests_)
+                                               : RunHostedEsts();
   if (!ReportsHostedEsts()) hosted_losses.clear();  // a TP group's losses come from rank 0
   // Every EST's loss on every rank, in EST-id order (contiguous blocks in rank order; under pp
-  // the last stage holds all of them).
+  // the last stage holds all of them, under burst the last block's ranks).
   std::vector<std::int64_t> counts;
   const std::vector<float> losses = world_->AllGather(hosted_losses, counts);
   double loss_sum = 0;

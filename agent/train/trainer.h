@@ -17,7 +17,9 @@
 // accumulated per rank); gc recomputes block activations in the backward pass
 // (grad_checkpoint.h); zero-dp/zero-offload replace the exchange, fold and optimizer step with a
 // sharded ParameterUpdate (parameter_update.h); pp runs the ESTs through pipeline stages
-// (pipeline.h), each stage updating its own parameters. The plan is chosen per generation and is
+// (pipeline.h), each stage updating its own parameters; burst runs each model block on its own
+// number of ranks, moving activations between blocks and folding the per-EST gradients in EST
+// order before the replicated update (burst_parallel.h). The plan is chosen per generation and is
 // not part of the checkpoint's compatibility: any plan resumes any checkpoint.
 //
 // Checkpoints (trainer_state.cc): SaveState/RestoreState move everything a step depends on
@@ -44,6 +46,7 @@
 #include "agent/data/batch_queue.h"
 #include "agent/data/dataset.h"
 #include "agent/model/model.h"
+#include "agent/plan/burst_parallel.h"
 #include "agent/plan/parameter_update.h"
 #include "agent/plan/pipeline.h"
 #include "agent/train/est_context.h"
@@ -69,8 +72,8 @@ class Trainer {
  public:
   // Builds the model from torch::manual_seed(train.seed), the hosted ESTs and the optimizer.
   // Calls ConfigureTorchRuntime. Throws ConfigError when the dataset is smaller than one global
-  // batch, for more ranks than ESTs, for plans this agent cannot run (burst), for pp on more
-  // ranks than the model has blocks and for tp on a model that cannot split (fmnist_cnn) or
+  // batch, for more ranks than ESTs, for burst settings that do not fit the model or W, for pp on
+  // more ranks than the model has blocks and for tp on a model that cannot split (fmnist_cnn) or
   // not across this many ranks.
   // REQUIRES: `config` came from LoadJobConfig; every rank of `world` constructs one.
   Trainer(const JobConfig& config, Dataset data, Communicator& world);
@@ -130,7 +133,8 @@ class Trainer {
   perf::ExecutionPlan plan_;  // this generation's plan (agent/plan/execution_plan.h)
   EstRange hosted_;
   Dataset data_;
-  // W = 1, d0 or pp: gradients fold in place as the ESTs run; else per-EST slots are exchanged.
+  // W = 1, d0, pp or burst: gradients fold in place (burst: after its exchange); else per-EST
+  // slots are exchanged.
   bool fold_locally_;
   std::unique_ptr<BatchQueue> queue_;
   std::shared_ptr<Model> model_;
@@ -138,6 +142,7 @@ class Trainer {
   GradientStash stash_;
   std::unique_ptr<torch::optim::SGD> optimizer_;  // sharded plans: only a checkpoint container
   std::unique_ptr<Pipeline> pipeline_;            // pp on several ranks, else null
+  std::unique_ptr<BurstParallel> burst_;          // burst on several ranks, else null
   std::unique_ptr<ParameterUpdate> update_;
   std::int64_t step_ = 0;
   double last_loss_ = 0;

@@ -136,6 +136,29 @@ std::optional<std::chrono::milliseconds> TomlReader::Duration(std::string_view k
   return value;
 }
 
+std::optional<std::vector<std::int64_t>> TomlReader::IntegerArray(std::string_view key,
+                                                                  std::int64_t min,
+                                                                  std::int64_t max) {
+  impl_->consumed.emplace(key);
+  auto view = impl_->root.at_path(key);
+  if (!view) return std::nullopt;
+  const std::string expected =
+      "expected an array of integers from " + std::to_string(min) + " to " + std::to_string(max);
+  const toml::array* array = view.as_array();
+  if (array == nullptr) Fail(key, expected);
+  std::vector<std::int64_t> values;
+  for (const toml::node& item : *array) {
+    if (!item.is_integer()) Fail(key, expected);
+    const std::int64_t value = *item.value<std::int64_t>();
+    if (value < min || value > max) {
+      Fail(key, "invalid value " + std::to_string(value) + " at index " +
+                    std::to_string(values.size()) + ": " + expected);
+    }
+    values.push_back(value);
+  }
+  return values;
+}
+
 void TomlReader::RejectUnknownKeys() const {
   std::vector<std::pair<std::string, const toml::node*>> leaves;
   CollectLeaves(impl_->root, "", leaves);

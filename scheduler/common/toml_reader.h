@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace elastic {
 
@@ -36,6 +37,9 @@ class TomlReader {
   std::optional<double> Double(std::string_view key, double min, double max);
   std::optional<bool> Bool(std::string_view key);
   std::optional<std::chrono::milliseconds> Duration(std::string_view key);
+  // An array of integers, each in [min, max] (e.g. train.burst_workers = [2, 1, 1, 2]).
+  std::optional<std::vector<std::int64_t>> IntegerArray(std::string_view key, std::int64_t min,
+                                                        std::int64_t max);
 
   // Throws ConfigError for the value of `key`, with its line: for checks the reader cannot do.
   [[noreturn]] void Fail(std::string_view key, std::string_view problem) const;

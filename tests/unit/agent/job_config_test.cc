@@ -309,7 +309,8 @@ TEST_F(JobConfigTest, PlanArgumentsFromTheSupervisor) {
             "from 1 to 256");
   EXPECT_EQ(ErrorOf(DataLine(), {{"SLURM_ELASTIC_PLAN_ARGS", "threads=2"}}),
             "environment SLURM_ELASTIC_PLAN_ARGS: invalid item \"threads=2\": expected "
-            "c=<host threads> (e.g. \"c=2\")");
+            "c=<host threads> (e.g. \"c=2\") or burst=<ranks per block> (e.g. "
+            "\"burst=2/1/1/2\")");
 }
 
 TEST_F(JobConfigTest, ParsePlanArgs) {
