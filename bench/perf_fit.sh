@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Performance-model accuracy on this machine (issue 8; Rubick §4.3, §7.1): `elastic-agent
-# profile` measures the 21 configurations of bench/perf_fit.toml (W = 1..3 ranks x 1-2 intra-op
+# profile` measures the 23 configurations of bench/perf_fit.toml (W = 1, 2 ranks x 1-2 intra-op
 # threads x dp/ga/gc/zero-dp/zero-offload c=1,2/pp) with real mpirun ranks on Fashion-MNIST,
 # then `elastic-plan fit` fits the model's 7 parameters on 7 of them (3 ZeRO-Offload) and
-# predicts the other 14: prints every prediction and the average and maximum relative error
+# predicts the other 16: prints every prediction and the average and maximum relative error
 # (target avg <= 5%, max <= 10%; Rubick reports 7.4% / 10.4%). About 3-6 minutes.
 #
 #   bench/perf_fit.sh [--build DIR] [--out DIR]     (--out keeps points.json, fitted.json, runs/)

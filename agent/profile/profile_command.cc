@@ -11,6 +11,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
@@ -82,6 +83,7 @@ struct PreparedRun {
   ProfileRun run;
   fs::path job_file;
   int threads = 1;
+  std::int64_t ests = 1;
   perf::ExecutionPlan plan;
 };
 
@@ -109,8 +111,16 @@ perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
   return model;
 }
 
+// `forward_rate` is one worker's forward samples/s with the machine to itself. A run whose ranks'
+// intra-op threads outnumber the machine's cores time-shares them, so each worker computes at
+// its share of the cores (a fact of the machine, not a fitted parameter): Rubick's model assumes
+// a device per worker.
 perf::Resources RunResources(const PreparedRun& prepared, double b_peer, double b_pcie,
-                             double forward_rate) {
+                             double forward_rate, int cores) {
+  const int busy_threads = prepared.run.workers * prepared.threads;
+  if (cores > 0 && busy_threads > cores) {
+    forward_rate *= static_cast<double>(cores) / busy_threads;
+  }
   perf::Resources resources;
   resources.gpus = prepared.run.workers;  // on a CPU machine a "GPU" is one worker rank
   resources.gpus_per_node = prepared.run.workers;  // every rank on this machine
@@ -145,6 +155,7 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
                       " workers: expected a multiple of the workers, so that every rank "
                       "accumulates the same a = E/W micro-batches the model assumes (Rubick §4.1)");
   }
+  prepared.ests = ests;
   RunSettings settings;
   settings.plan = std::string(ToString(run.plan));
   settings.ests = ests;
@@ -156,7 +167,7 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
   WriteFile(prepared.job_file, JobTomlForRun(job_text, config.job_path, settings));
   JobConfig resolved = LoadJobConfig(prepared.job_file.string(), kNoEnvironment);
   prepared.plan = ResolveExecutionPlan(resolved, run.workers);
-  perf::Resources resources = RunResources(prepared, 1, 1, 1);
+  perf::Resources resources = RunResources(prepared, 1, 1, 1, 0);
   std::string invalid = perf::CheckPlan(model, resources, prepared.plan);
   if (!invalid.empty()) {
     throw ConfigError(where + "the performance model cannot describe plan " +
@@ -264,6 +275,7 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
     out << "profile: forward " << seconds * 1e6 << " us/sample with " << threads
         << " intra-op thread(s)" << std::endl;
   }
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
   // Bandwidths at the size that moves in a step: the model's fp32 gradients.
   const auto gradient_bytes = static_cast<std::size_t>(facts.params * kFloatBytes);
   points.b_pcie = MeasureHostCopyBandwidth(gradient_bytes, kBandwidthReps);
@@ -275,7 +287,7 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
   for (size_t i = 0; i < prepared.size(); ++i) {
     const PreparedRun& run = prepared[i];
     perf::Resources resources =
-        RunResources(run, points.b_intra, points.b_pcie, forward_rate.at(run.threads));
+        RunResources(run, points.b_intra, points.b_pcie, forward_rate.at(run.threads), cores);
     points.runs.push_back(Measure(config, run, options.agent_path, runs_dir, resources,
                                   static_cast<double>(job.train.global_batch)));
     out << "profile: [" << i + 1 << "/" << prepared.size() << "] " << run.run.label << " "

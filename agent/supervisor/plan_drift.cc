@@ -25,7 +25,7 @@ void PlanDriftWatch::StartGeneration(std::uint64_t generation, double predicted_
   skipped_first_ = false;
 }
 
-std::optional<std::string> PlanDriftWatch::OnLine(std::string_view line) {
+std::optional<DriftTrigger> PlanDriftWatch::OnLine(std::string_view line) {
   if (!(predicted_ > 0)) return std::nullopt;
   std::optional<double> measured = ParseProgressThroughput(line);
   if (!measured) return std::nullopt;
@@ -36,14 +36,18 @@ std::optional<std::string> PlanDriftWatch::OnLine(std::string_view line) {
   perf::DriftVerdict verdict = detector_.Observe(predicted_, *measured);
   if (!verdict.refit) return std::nullopt;
   detector_.Reset();
+  DriftTrigger trigger;
+  trigger.predicted = predicted_;
+  trigger.measured = predicted_ * (1.0 + verdict.drift);
+  trigger.drift = verdict.drift;
   char text[256];
   std::snprintf(text, sizeof text,
                 "generation %llu: measured %.1f samples/s vs predicted %.1f: the model's drift "
-                "over the last reports is %+.0f%%, past the refit threshold; refit it with this "
-                "job's measurements (elastic-plan fit, train.perf_model) (not automated yet)",
-                static_cast<unsigned long long>(generation_), *measured, predicted_,
+                "over the last reports is %+.0f%%, past the refit threshold",
+                static_cast<unsigned long long>(generation_), trigger.measured, predicted_,
                 100.0 * verdict.drift);
-  return std::string(text);
+  trigger.note = text;
+  return trigger;
 }
 
 }  // namespace elastic::agent

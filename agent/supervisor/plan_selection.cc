@@ -50,10 +50,13 @@ std::string AgentRefusal(Plan word, const PlanRequest& request, int ranks) {
     return at + ": not allowed under determinism \"" + std::string(ToString(request.determinism)) +
            "\" (it changes the arithmetic; only \"statistical\" admits it)";
   }
-  if (word == Plan::kBurst || word == Plan::kAuto) {
-    return at + ": not implemented by this elastic-agent (expected dp, ga, gc, zero-dp, "
-                "zero-offload, tp or pp)";
+  if (word == Plan::kBurst) {
+    // DeepPool's planner (elastic-plan burst) sets a burst plan's per-block counts; Rubick's
+    // model does not describe it, so the step runs the job's own train.burst_workers.
+    return at + ": burst plans are chosen by elastic-plan burst, not by this performance model";
   }
+  if (word == Plan::kAuto) return at + ": not a plan (expected dp, ga, gc, zero-dp, zero-offload, "
+                                       "tp, pp or burst)";
   if ((word == Plan::kZeroDp || word == Plan::kZeroOffload) &&
       request.determinism == Determinism::kD0 && ranks > 1) {
     return at + ": ZeRO under determinism \"d0\" on more than one rank is not implemented";
@@ -72,22 +75,6 @@ std::string AgentRefusal(Plan word, const PlanRequest& request, int ranks) {
   return {};
 }
 
-perf::Resources ResourcesFor(const perf::FittedModel& model, const NodeAllocation& allocation,
-                             const perf::ExecutionPlan& plan) {
-  perf::Resources r;
-  r.gpus = Ranks(allocation);  // a "GPU" of the model is one agent rank
-  r.gpus_per_node = std::max(1, allocation.workers_per_node);
-  // Unknown CPUs: assume the job has the threads its plan asks for rather than refuse it.
-  r.cpus = allocation.cpus_per_node > 0 ? allocation.cpus_per_node * allocation.nodes
-                                        : std::max(1, plan.cpu_threads) * r.gpus;
-  // CPU ranks: the "device" memory of a rank is its share of the node's memory.
-  r.gpu_mem_bytes = allocation.mem_bytes_per_node / r.gpus_per_node;
-  r.host_mem_bytes = allocation.mem_bytes_per_node * allocation.nodes;
-  r.b_intra = model.b_intra;
-  r.b_inter = model.b_inter;
-  r.b_pcie = model.b_pcie;
-  return r;
-}
 
 // The model description for what the agent runs: the busiest rank hosts a = ceil(E / W) ESTs
 // of b / E samples (E = 8 on W = 3: 3, 3, 2), and the step waits for it, so the batch is that of
@@ -117,7 +104,7 @@ Candidate Evaluate(const perf::FittedModel& model, const PlanRequest& request,
   c.runnable = true;
   c.plan = AgentExecutionPlan(word, Ranks(allocation), request.ests, cpu_threads);
   const std::string memory = perf::CheckMemory(AgentModelDesc(model, request, c.plan),
-                                               ResourcesFor(model, allocation, c.plan), c.plan);
+                                               AgentResources(model, allocation, c.plan), c.plan);
   if (!memory.empty()) {
     c.fits = false;
     c.why_not = "plan \"" + Word(word) + "\" on " + std::to_string(Ranks(allocation)) +
@@ -204,6 +191,23 @@ perf::Checked<PlanSelection> SelectAuto(const perf::FittedModel& model,
 
 }  // namespace
 
+perf::Resources AgentResources(const perf::FittedModel& model, const NodeAllocation& allocation,
+                             const perf::ExecutionPlan& plan) {
+  perf::Resources r;
+  r.gpus = Ranks(allocation);  // a "GPU" of the model is one agent rank
+  r.gpus_per_node = std::max(1, allocation.workers_per_node);
+  // Unknown CPUs: assume the job has the threads its plan asks for rather than refuse it.
+  r.cpus = allocation.cpus_per_node > 0 ? allocation.cpus_per_node * allocation.nodes
+                                        : std::max(1, plan.cpu_threads) * r.gpus;
+  // CPU ranks: the "device" memory of a rank is its share of the node's memory.
+  r.gpu_mem_bytes = allocation.mem_bytes_per_node / r.gpus_per_node;
+  r.host_mem_bytes = allocation.mem_bytes_per_node * allocation.nodes;
+  r.b_intra = model.b_intra;
+  r.b_inter = model.b_inter;
+  r.b_pcie = model.b_pcie;
+  return r;
+}
+
 perf::ExecutionPlan AgentExecutionPlan(Plan word, int ranks, std::int64_t ests, int cpu_threads) {
   perf::ExecutionPlan plan;
   plan.dp = ranks;
@@ -240,7 +244,7 @@ perf::Checked<perf::IterationTime> PredictAgentPlan(const perf::FittedModel& mod
                                                     const perf::ExecutionPlan& plan) {
   perf::Checked<perf::IterationTime> time =
       perf::PredictIteration(AgentModelDesc(model, request, plan),
-                             ResourcesFor(model, allocation, plan), plan, model.params);
+                             AgentResources(model, allocation, plan), plan, model.params);
   if (!time) return time;
   perf::IterationTime t = *time;
   t.throughput = t.iter > 0 ? static_cast<double>(request.global_batch) / t.iter : 0.0;

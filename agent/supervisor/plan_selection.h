@@ -66,6 +66,11 @@ struct PlanSelection {
 // REQUIRES: word is dp, ga, gc, zero-dp, zero-offload, tp or pp; 1 <= ranks <= ests.
 perf::ExecutionPlan AgentExecutionPlan(Plan word, int ranks, std::int64_t ests, int cpu_threads);
 
+// The model's resources for `plan` on `allocation`: one "GPU" per agent rank, the node's CPUs and
+// memory (its share per rank as device memory), the model's measured bandwidths.
+perf::Resources AgentResources(const perf::FittedModel& model, const NodeAllocation& allocation,
+                               const perf::ExecutionPlan& plan);
+
 // The model's prediction (memory not checked) for what the agent runs: the busiest rank hosts
 // a = ceil(E / W) ESTs of b / E samples each, so the iteration is predicted for a batch of
 // W * a * b / E (all ranks as busy as the busiest) and the throughput is b over that time.

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -12,10 +13,12 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "agent/supervisor/allocation.h"
+#include "agent/supervisor/online_refit.h"
 #include "agent/supervisor/plan_drift.h"
 #include "agent/supervisor/plan_inputs.h"
 #include "agent/supervisor/plan_selection.h"
@@ -70,6 +73,7 @@ class Supervisor {
                                "it with sbatch --elastic");
     }
     job_id_ = static_cast<std::uint32_t>(std::stoul(id));
+    if (plan_inputs_.model) refit_.emplace(*plan_inputs_.model);
     machine_ = std::make_unique<ResizeStateMachine>(std::stoi(nodes), options.max_restarts);
   }
 
@@ -81,7 +85,7 @@ class Supervisor {
     Execute(machine_->Start());
     while (!Terminal()) {
       step_.Pump(std::chrono::milliseconds(200), out_, [this](const std::string& line) {
-        if (auto note = drift_.OnLine(line)) Note(*note);
+        if (auto trigger = drift_.OnLine(line)) OnDrift(*trigger);
       });
       if (pause_started_ && step_.first_step_seen()) EndPause();
       if (auto code = step_.TryWait()) OnStepEnded(*code);
@@ -133,8 +137,37 @@ class Supervisor {
       return;
     }
     registered_ = true;
+    max_nodes_ = (*reply)["max_nodes"].get<int>();
     Note("registered with elasticd: nodes " + std::to_string((*reply)["min_nodes"].get<int>()) +
-         "-" + std::to_string((*reply)["max_nodes"].get<int>()));
+         "-" + std::to_string(max_nodes_));
+    UpdateSpeedCurve();
+  }
+
+  // Rubick §5.2: the job's resource-sensitivity curve (the best plan's samples/s on 1 .. MAX
+  // nodes like this one), which elasticd's policy reads instead of its generic speedup model.
+  // Sent with every poll (elasticd does not save it); recomputed after a refit.
+  void UpdateSpeedCurve() {
+    speed_curve_.clear();
+    if (!plan_inputs_.model || max_nodes_ < 1 ||
+        ProcessEnv()("SLURM_ELASTIC").value_or("") != "1") {
+      return;
+    }
+    const NodeAllocation per_node = AllocationFromEnv(1, ProcessEnv());
+    // elasticd takes at most 1,024 points, and a request at most 16 KiB: 512 numbers fit.
+    constexpr int kMaxCurveNodes = 512;
+    for (const NodeCurvePoint& point :
+         NodeSensitivityCurve(*plan_inputs_.model, plan_inputs_.request, per_node,
+                              std::min(max_nodes_, kMaxCurveNodes))) {
+      speed_curve_.push_back(point.samples_per_s);
+    }
+    if (speed_curve_.empty() || !(speed_curve_.back() > 0)) {
+      speed_curve_.clear();
+      return;
+    }
+    std::string text = "sensitivity curve (samples/s on 1.." + std::to_string(max_nodes_) +
+                       " nodes):";
+    for (double rate : speed_curve_) text += " " + std::to_string(static_cast<long>(rate));
+    Note(text);
   }
 
   // A poll doubles as the progress report elasticd reads resize outcomes from.
@@ -152,6 +185,7 @@ class Supervisor {
       poll["running_plan"] = running_plan_;
       poll["predicted_samples_per_s"] = predicted_samples_per_s_;
     }
+    if (!speed_curve_.empty()) poll["speed_curve"] = speed_curve_;
     auto reply = Send(poll);
     if (!reply) {
       if (last_error_.find("not registered") != std::string::npos) registered_ = false;
@@ -312,6 +346,8 @@ class Supervisor {
     } else {
       Note(g + "the job's own (no performance model to choose with)");
     }
+    running_selection_ = chosen;
+    if (chosen) running_allocation_ = AllocationFromEnv(action.nodes, ProcessEnv());
     if (!chosen) {
       // auto without a choice runs dp in the agent (execution_plan.cc RunPlanWord).
       running_plan_ = request.requested == Plan::kAuto ? "dp" : ToString(request.requested);
@@ -327,6 +363,33 @@ class Supervisor {
          perf::Describe(chosen->plan));
     drift_.StartGeneration(action.generation, chosen->predicted_samples_per_s);
     return PlanEnvironment(*chosen);
+  }
+
+  // Rubick §4.3's online update: the running plan's measured throughput joins the model's points
+  // and the parameters are fitted again; the next launch chooses with the refitted model (the
+  // running step keeps its plan: switching costs a restart, which a resize pays anyway).
+  void OnDrift(const DriftTrigger& trigger) {
+    Note(trigger.note);
+    if (!refit_ || !running_selection_) return;
+    const PlanRequest& request = plan_inputs_.request;
+    if (auto why = refit_->AddMeasurement(request, running_allocation_, running_selection_->plan,
+                                          trigger.measured)) {
+      Note("performance model not refitted: " + *why);
+      return;
+    }
+    Note("performance model " + refit_->Refit());
+    plan_inputs_.model = refit_->model();
+    UpdateSpeedCurve();
+    perf::Checked<perf::IterationTime> now =
+        PredictAgentPlan(refit_->model(), request, running_allocation_, running_selection_->plan);
+    if (now) {
+      char text[160];
+      std::snprintf(text, sizeof text, "the running plan %s is now predicted at %.1f samples/s",
+                    running_plan_.c_str(), now->throughput);
+      Note(text);
+      predicted_samples_per_s_ = now->throughput;
+      drift_.StartGeneration(machine_->generation(), now->throughput);
+    }
   }
 
   // The pause and where it went: the step's checkpoint-and-exit, the allocation change (Slurm),
@@ -360,6 +423,11 @@ class Supervisor {
   std::string running_plan_;              // the plan word of the current step, for elasticd
   double predicted_samples_per_s_ = 0.0;  // its predicted throughput (0 = none)
   PlanDriftWatch drift_;
+  int max_nodes_ = 0;                 // the job's MAX (elasticd's register reply)
+  std::vector<double> speed_curve_;   // UpdateSpeedCurve; empty = none to report
+  std::optional<OnlineRefit> refit_;                // none without a performance model
+  std::optional<PlanSelection> running_selection_;  // the current step's chosen plan, if any
+  NodeAllocation running_allocation_;               // and the allocation it was chosen for
   std::uint32_t job_id_ = 0;
   std::unique_ptr<ResizeStateMachine> machine_;
   StepProcess step_;

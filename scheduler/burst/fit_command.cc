@@ -10,6 +10,7 @@
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "scheduler/perf/fit_evaluation.h"
 #include "scheduler/perf/fitter.h"
@@ -63,12 +64,18 @@ int CountOffload(const std::vector<ProfiledRun>& runs, const std::vector<int>& i
   return count;
 }
 
-// fitted.json's forward time: that of the runs with the fewest intra-op threads (the first such
-// run), so a reader that knows nothing of threads predicts the single-thread worker.
+// fitted.json's forward time: that of the runs with the fewest intra-op threads, among them the
+// fewest workers (the first such run: a run that oversubscribes the cores records its workers'
+// reduced rate, profile_command.cc), so a reader that knows nothing of threads predicts the
+// single-thread worker.
 double ReferenceForwardSeconds(const ProfiledPoints& points) {
   const ProfiledRun* reference = nullptr;
   for (const ProfiledRun& run : points.runs) {
-    if (reference == nullptr || run.intra_threads < reference->intra_threads) reference = &run;
+    if (reference == nullptr ||
+        std::make_pair(run.intra_threads, run.point.resources.gpus) <
+            std::make_pair(reference->intra_threads, reference->point.resources.gpus)) {
+      reference = &run;
+    }
   }
   if (points.model.fwd_s_per_sample > 0) return points.model.fwd_s_per_sample;
   return points.model.fwd_flops_per_sample / reference->point.resources.gpu_flops;
@@ -178,6 +185,16 @@ int FitCommand(const std::vector<std::string>& args) {
     fitted.b_pcie = points->b_pcie;
     fitted.points = static_cast<int>(split->train.size());
     fitted.rmsle = fit->rmsle;
+    // Kept for the online refit (agent/supervisor/online_refit.h), with each point's forward
+    // rate as one worker's samples/s (gpu_flops in units of fwd_flops_per_sample).
+    for (int i : split->train) {
+      ProfiledPoint point = runs[i].point;
+      point.resources.gpu_flops =
+          points->model.fwd_s_per_sample > 0
+              ? 1.0 / points->model.fwd_s_per_sample
+              : point.resources.gpu_flops / points->model.fwd_flops_per_sample;
+      fitted.fit_points.push_back(point);
+    }
     std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
     out << FittedModelToJson(fitted);
     out.close();

@@ -49,6 +49,7 @@ std::vector<policy::ElasticJob> PlannerJobs(const DaemonState& state) {
     e.min_nodes = job.min_nodes;
     e.max_nodes = job.max_nodes;
     e.ests = job.ests;
+    e.speed_curve = job.speed_curve;
     e.busy = job.order.has_value() || job.supervisor_state != "running";
     if (job.order) (job.order->grow ? e.adding : e.releasing) = job.order->changed_nodes;
     e.last_resize = job.last_resize_unix;

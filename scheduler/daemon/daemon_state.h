@@ -42,6 +42,9 @@ struct JobRecord {
   // after an elasticd restart reports it again.
   std::string running_plan;
   double predicted_samples_per_s = 0.0;  // the model's prediction for running_plan (0 = none)
+  // Its sensitivity curve (Rubick §5.2): samples/s at 1, 2, ... nodes, which the live policy
+  // reads instead of its speedup model; empty until reported. Not saved either.
+  std::vector<double> speed_curve;
   std::string sla_class = "best-effort";
   std::optional<ResizeOrder> order;
   std::string supervisor_state = "running";

@@ -68,6 +68,30 @@ double NonNegativeArg(const nlohmann::json& args, const char* key, const char* u
   return it->get<double>();
 }
 
+// The supervisor's sensitivity curve: samples/s at 1, 2, ... nodes (absent: `fallback`); at most
+// kMaxCurvePoints entries (a bound on the registry's memory, not the job's size: the policy reads
+// it only up to the job's max_nodes), each a finite number >= 0, not decreasing (Rubick §5.2's
+// curve is the best reachable with at most n nodes).
+constexpr std::size_t kMaxCurvePoints = 1024;
+std::vector<double> CurveArg(const nlohmann::json& args, const char* key,
+                             const std::vector<double>& fallback) {
+  auto it = args.find(key);
+  if (it == args.end()) return fallback;
+  const std::string what = std::string("\"") + key + "\" must be an array of at most " +
+                           std::to_string(kMaxCurvePoints) +
+                           " non-decreasing samples/s values >= 0, one per node count from 1";
+  if (!it->is_array() || it->size() > kMaxCurvePoints) throw Refusal{what};
+  std::vector<double> curve;
+  for (const nlohmann::json& value : *it) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || !(value.get<double>() >= 0) ||
+        (!curve.empty() && value.get<double>() < curve.back())) {
+      throw Refusal{what};
+    }
+    curve.push_back(value.get<double>());
+  }
+  return curve;
+}
+
 double SecondsArg(const nlohmann::json& args, const char* key) {
   return NonNegativeArg(args, key, "seconds", 0.0);
 }
@@ -109,7 +133,8 @@ nlohmann::json JobJson(const JobRecord& job) {
           {"bounds_known", job.bounds_known}, {"ests", job.ests},
           {"generation", job.generation}, {"plan", job.plan},
           {"running_plan", job.running_plan},
-          {"predicted_samples_per_s", job.predicted_samples_per_s}, {"class", job.sla_class},
+          {"predicted_samples_per_s", job.predicted_samples_per_s},
+          {"speed_curve", job.speed_curve}, {"class", job.sla_class},
           {"state", job.supervisor_state}, {"detail", job.detail},
           {"resizes", job.resizes}, {"last_resize", job.last_resize_unix},
           {"last_pause_s", job.last_pause_s},
@@ -207,6 +232,7 @@ std::string Poll(const Authenticated& who, DaemonState& state, std::int64_t now,
   const std::string running_plan = WordArg(args, "running_plan", job.running_plan);
   const double predicted =
       NonNegativeArg(args, "predicted_samples_per_s", "samples/s", job.predicted_samples_per_s);
+  std::vector<double> curve = CurveArg(args, "speed_curve", job.speed_curve);
   // Every argument is checked before anything changes: a refused poll changes nothing.
   job.supervisor_state = supervisor_state;
   if (running_plan != job.running_plan) {
@@ -214,6 +240,7 @@ std::string Poll(const Authenticated& who, DaemonState& state, std::int64_t now,
     job.comment_dirty = true;  // AdminComment's plan= shows what runs
   }
   job.predicted_samples_per_s = predicted;
+  job.speed_curve = std::move(curve);
   auto detail = args.find("detail");
   if (detail != args.end() && detail->is_string()) job.detail = PrintableText(*detail, 200);
   job.last_seen_unix = now;

@@ -183,6 +183,20 @@ Plan BestPlan(const JobProfile& profile, const Shape& shape, const Environment& 
 }
 
 double Speedup(const JobProfile& profile, const Shape& shape, const Environment& env) {
+  if (!profile.measured_speedup.empty()) {
+    int devices = 0;
+    bool reference_devices = true;
+    for (const auto& [capability, count] : shape.groups) {
+      devices += count;
+      reference_devices = reference_devices && capability == 1.0;
+    }
+    if (devices <= 0) return 0.0;
+    if (reference_devices) {
+      const size_t at = std::min<size_t>(static_cast<size_t>(devices),
+                                         profile.measured_speedup.size());
+      return profile.measured_speedup[at - 1];
+    }
+  }
   if (profile.plan != Plan::kAuto) return PlanSpeedup(profile, profile.plan, shape, env);
   if (profile.memory_need <= 0.0) return PlanSpeedup(profile, Plan::kDp, shape, env);
   Plan best = BestPlan(profile, shape, env);

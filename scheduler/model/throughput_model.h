@@ -51,6 +51,11 @@ struct JobProfile {
   // Host memory (MiB, whole job) ZeRO-Offload needs (scheduler/perf's EstimateMemory host_total);
   // 0 = the job cannot offload.
   double offload_host_mb = 0.0;
+  // Rubick §5.2: the job's own resource-sensitivity curve, speedup over one device with 1, 2, ...
+  // capability-1 devices under the best plan for each (live: one device per node, from the
+  // supervisor's fitted model). When given, Speedup reads it for shapes of capability-1 devices
+  // (flat past its end) instead of the model below; empty = the model.
+  std::vector<double> measured_speedup{};
 };
 
 // Assumed plan costs (docs/simulator.md): half of memory_need is model states, half activations.

@@ -285,6 +285,15 @@ std::string FittedModelToJson(const FittedModel& fitted) {
             {"b_pcie", fitted.b_pcie},
             {"points", fitted.points},
             {"rmsle", fitted.rmsle}};
+  if (!fitted.fit_points.empty()) {
+    json points = json::array();
+    for (const ProfiledPoint& point : fitted.fit_points) {
+      points.push_back(json{{"plan", PlanToJson(point.plan)},
+                            {"resources", ResourcesToJson(point.resources)},
+                            {"throughput", point.throughput}});
+    }
+    root["fit_points"] = std::move(points);
+  }
   return root.dump(2) + "\n";
 }
 
@@ -295,7 +304,7 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
   FittedModel fitted;
   reader.Keys(root, "",
               {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie",
-               "points", "rmsle"},
+               "points", "rmsle", "fit_points"},
               {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie"});
   reader.Format(root, kFittedModelFormat);
   reader.String(root, "", "model_name", fitted.model_name);
@@ -304,6 +313,23 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
   BandwidthsFromJson(reader, root, fitted.b_intra, fitted.b_inter, fitted.b_pcie);
   reader.Integer(root, "", "points", 0, fitted.points);
   reader.Number(root, "", "rmsle", 0, fitted.rmsle);
+  if (reader.ok() && root.contains("fit_points")) {
+    const json& points = root.at("fit_points");
+    if (!points.is_array()) reader.Fail("fit_points", "expected an array");
+    for (size_t i = 0; reader.ok() && i < points.size(); ++i) {
+      const std::string path = "fit_points[" + std::to_string(i) + "]";
+      std::initializer_list<const char*> names = {"plan", "resources", "throughput"};
+      if (!reader.Keys(points[i], path, names, names)) break;
+      ProfiledPoint point;
+      point.plan = PlanFromJson(reader, points[i].at("plan"), path + ".plan");
+      point.resources = ResourcesFromJson(reader, points[i].at("resources"), path + ".resources");
+      reader.Number(points[i], path, "throughput", 0, point.throughput);
+      if (reader.ok() && !(point.throughput > 0)) {
+        reader.Fail(path + ".throughput", "expected a number > 0 (samples/s), got 0");
+      }
+      fitted.fit_points.push_back(point);
+    }
+  }
   if (!reader.ok()) return Checked<FittedModel>::Fail(reader.error());
   return Checked<FittedModel>::Ok(std::move(fitted));
 }

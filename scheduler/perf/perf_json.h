@@ -30,6 +30,9 @@ struct FittedModel {
   double b_intra = 0, b_inter = 0, b_pcie = 0;
   int points = 0;     // profiled points the fit used
   double rmsle = 0;   // of the fit on those points
+  // Those points themselves (optional in the file): the online refit (Rubick §4.3) fits them
+  // again together with the job's own measurements.
+  std::vector<ProfiledPoint> fit_points;
 };
 
 std::string FittedModelToJson(const FittedModel& fitted);

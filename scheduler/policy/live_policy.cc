@@ -60,6 +60,11 @@ PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& opt
     job.sla_class = SlaClass::kBestEffort;
     job.profile.ests = std::max(live.ests, 1);
     job.profile.comm_ratio = options.comm_ratio;
+    if (!live.speed_curve.empty() && live.speed_curve.front() > 0) {
+      for (double rate : live.speed_curve) {
+        job.profile.measured_speedup.push_back(rate / live.speed_curve.front());
+      }
+    }
     for (const std::string& name : live.nodes) {
       auto it = index.find(name);
       if (it != index.end()) job.allocation.push_back({it->second, 1});

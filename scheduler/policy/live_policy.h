@@ -55,6 +55,10 @@ struct LiveJob {
   std::int64_t last_resize = 0;  // 0 = never
   int resizes = 0;
   bool may_resize = true;  // false: held at its size this cycle (interval / penalty)
+  // Samples/s at 1, 2, ... nodes (Rubick §5.2's sensitivity curve from the job's performance
+  // model); when given, the policy's speedup at n nodes is curve[n-1] / curve[0] (flat past the
+  // end) instead of EasyScale's Eq. 1 with profile {ests, comm_ratio}.
+  std::vector<double> speed_curve;
 };
 
 struct LiveNode {

@@ -108,7 +108,10 @@ LiveOptions LiveOptionsFrom(const ResizePlannerOptions& options) {
 }
 
 double NodeSpeedup(int ests, int nodes, double comm_ratio) {
-  return model::CompactSpeedup({.ests = ests, .comm_ratio = comm_ratio}, nodes, 1);
+  model::JobProfile profile;
+  profile.ests = ests;
+  profile.comm_ratio = comm_ratio;
+  return model::CompactSpeedup(profile, nodes, 1);
 }
 
 namespace {
@@ -291,6 +294,7 @@ class Planner {
       job.end_time = c->slurm->end_time;
       job.last_resize = c->job->last_resize;
       job.resizes = c->job->resizes;
+      job.speed_curve = c->job->speed_curve;
       std::string why;
       job.may_resize = MayGrow(*c, why);
       const bool could_grow = static_cast<int>(c->nodes.size()) < c->job->max_nodes;

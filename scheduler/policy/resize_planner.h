@@ -54,6 +54,9 @@ struct ElasticJob {
   std::vector<std::string> adding;
   std::int64_t last_resize = 0;      // unix seconds; 0 = never resized
   int resizes = 0;                   // Rubick's N so far
+  // The job's resource-sensitivity curve (Rubick §5.2, Fig. 6) as its supervisor reports it:
+  // samples/s with 1, 2, ... nodes under the best plan for each; empty = the speedup model.
+  std::vector<double> speed_curve;
 };
 
 struct ResizePlannerOptions {

@@ -471,6 +471,27 @@ TEST(RequestHandler, PollReportsTheRunningPlanForAdminComment) {
   EXPECT_TRUE(job.comment_dirty);
 }
 
+// The supervisor's sensitivity curve (Rubick §5.2) rides on its polls into the planner's input.
+TEST(RequestHandler, PollCarriesTheSensitivityCurveAndRefusesABadOne) {
+  DaemonState state = StateWithTwoUsers();
+  const std::string poll = R"({"op":"poll","job_id":11,"generation":1,)";
+  ASSERT_TRUE(Call(state, 1001, poll + R"("speed_curve":[500,990,1470.5]})")["ok"]);
+  EXPECT_EQ(state.jobs[0].speed_curve, (std::vector<double>{500, 990, 1470.5}));
+  EXPECT_EQ(Call(state, 1001, R"({"op":"status"})")["jobs"][0]["speed_curve"][2], 1470.5);
+  ASSERT_TRUE(Call(state, 1001, poll + R"("state":"running"})")["ok"]);  // absent: kept
+  EXPECT_EQ(state.jobs[0].speed_curve.size(), 3u);
+  for (const char* bad : {R"([500, 400])", R"([-1])", R"("fast")", R"([1, "2"])", R"({"1": 2})"}) {
+    auto reply = Call(state, 1001, poll + R"("state":"resizing","speed_curve":)" + bad + "}");
+    EXPECT_FALSE(reply["ok"]) << bad;
+    EXPECT_NE(reply.dump().find("non-decreasing samples/s"), std::string::npos) << reply.dump();
+  }
+  std::string long_curve = "[";
+  for (int i = 0; i <= 1024; ++i) long_curve += (i ? "," : "") + std::to_string(i);
+  EXPECT_FALSE(Call(state, 1001, poll + R"("speed_curve":)" + long_curve + "]}")["ok"]);
+  EXPECT_EQ(state.jobs[0].speed_curve.size(), 3u);
+  EXPECT_EQ(state.jobs[0].supervisor_state, "running");  // a refused poll changed nothing
+}
+
 TEST(RequestHandler, ABadRunningPlanReportIsRefusedAndChangesNothing) {
   DaemonState state = StateWithTwoUsers();
   for (const char* field : {R"("running_plan":"zero dp")", R"("running_plan":"DP")",

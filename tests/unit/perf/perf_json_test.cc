@@ -101,6 +101,50 @@ std::string ReplaceValue(std::string text, const std::string& key, const std::st
   return text.replace(at, end - at, value);
 }
 
+TEST(FittedModelJson, FitPointsRoundTripAndAreOptional) {
+  FittedModel in = AwkwardFit();
+  ProfiledPoint point;
+  point.plan.dp = 2;
+  point.plan.ga_steps = 3;
+  point.resources = OneNode(2, 2);
+  point.resources.gpu_flops = 1e4 / 3.0;
+  point.throughput = 6684.25 / 7.0;
+  in.fit_points = {point, point};
+  in.fit_points[1].plan.offload = true;
+  in.fit_points[1].plan.zero_stage = 2;
+  in.fit_points[1].plan.cpu_threads = 2;
+  Checked<FittedModel> out = FittedModelFromJson(FittedModelToJson(in));
+  ASSERT_TRUE(out) << out.error;
+  ASSERT_EQ(out->fit_points.size(), 2u);
+  EXPECT_TRUE(SameBits(out->fit_points[0].throughput, point.throughput));
+  EXPECT_TRUE(SameBits(out->fit_points[0].resources.gpu_flops, point.resources.gpu_flops));
+  EXPECT_EQ(out->fit_points[0].plan.ga_steps, 3);
+  EXPECT_TRUE(out->fit_points[1].plan.offload);
+  EXPECT_EQ(FittedModelToJson(in), FittedModelToJson(*out));
+  // Files written before fit_points existed (and models without them) load with none.
+  const std::string old = FittedModelToJson(AwkwardFit());
+  ASSERT_EQ(old.find("fit_points"), std::string::npos);
+  Checked<FittedModel> loaded = FittedModelFromJson(old);
+  ASSERT_TRUE(loaded) << loaded.error;
+  EXPECT_TRUE(loaded->fit_points.empty());
+}
+
+TEST(FittedModelJson, RefusesMalformedFitPoints) {
+  const std::string good = FittedModelToJson(AwkwardFit());
+  std::vector<BadCase> cases = {
+      {"not an array", Replace(good, "\"rmsle\"", "\"fit_points\": {}, \"rmsle\""),
+       "fit_points: expected an array"},
+      {"no resources", Replace(good, "\"rmsle\"", "\"fit_points\": [{\"plan\": 1}], \"rmsle\""),
+       "fit_points[0].resources: missing"},
+  };
+  for (const BadCase& c : cases) {
+    Checked<FittedModel> out = FittedModelFromJson(c.text);
+    EXPECT_FALSE(out) << c.name;
+    EXPECT_NE(out.error.find(c.expected), std::string::npos)
+        << c.name << ": got \"" << out.error << "\"";
+  }
+}
+
 TEST(FittedModelJson, RefusesMalformedInputNamingTheField) {
   std::string good = FittedModelToJson(AwkwardFit());
   std::vector<BadCase> cases = {

@@ -146,6 +146,34 @@ TEST_F(LivePolicyTest, RubickAndElasticShrinkTheLowestSlopeEasyscaleNever) {
   }
 }
 
+// Rubick §5.2: a job whose supervisor reports its sensitivity curve is ranked by that curve. Job 1
+// gains nothing past one node (flat), job 2 nearly linearly: job 2 grows to its MAX and job 1
+// stays, where the speedup model (the same for both) grows both and job 2 less.
+TEST_F(LivePolicyTest, TheSupervisorsSensitivityCurveReplacesTheSpeedupModel) {
+  for (const char* name : {"rubick", "elastic"}) {
+    for (bool curves : {false, true}) {
+      partition_.jobs.clear();
+      Job(1, {"n1"}, 1, 4);
+      Job(2, {"n2"}, 1, 3);
+      if (curves) {
+        partition_.jobs[0].speed_curve = {500, 500, 500, 500};
+        partition_.jobs[1].speed_curve = {500, 990, 1470};
+      }
+      const std::vector<LiveChange> changes = Decide(name, 6);
+      const LiveChange* two = For(changes, 2);
+      ASSERT_NE(two, nullptr) << name << " curves " << curves;
+      const LiveChange* one = For(changes, 1);
+      if (curves) {
+        EXPECT_EQ(two->target.size(), 3u) << name;
+        EXPECT_EQ(one, nullptr) << name << ": a flat curve gains nothing from more nodes";
+      } else {
+        ASSERT_NE(one, nullptr) << name;
+        EXPECT_GT(one->target.size(), 1u) << name;
+      }
+    }
+  }
+}
+
 // Same speed curves, one free node. rubick ranks by slope (equal) then submit time: job 2,
 // started earlier, grows. elastic ranks slope per unit of remaining work (Smith's rule): job 1,
 // 10 minutes from its limit against job 2's 10 hours, grows.

@@ -24,12 +24,16 @@ TEST(PlanDrift, NotesARefitOncePerTrigger) {
   watch.StartGeneration(2, 1000.0);
   EXPECT_FALSE(watch.OnLine(Line(10, 10.0)));  // the first line (start-up) is skipped
   for (int i = 0; i < 4; ++i) EXPECT_FALSE(watch.OnLine(Line(20 + 10 * i, 600.0))) << i;
-  std::optional<std::string> note = watch.OnLine(Line(60, 600.0));
-  ASSERT_TRUE(note.has_value());
-  EXPECT_NE(note->find("generation 2: measured 600.0 samples/s vs predicted 1000.0"),
+  std::optional<DriftTrigger> trigger = watch.OnLine(Line(60, 600.0));
+  ASSERT_TRUE(trigger.has_value());
+  EXPECT_NEAR(trigger->measured, 600.0, 1e-9);
+  EXPECT_DOUBLE_EQ(trigger->predicted, 1000.0);
+  EXPECT_NEAR(trigger->drift, -0.4, 1e-12);
+  const std::string& note = trigger->note;
+  EXPECT_NE(note.find("generation 2: measured 600.0 samples/s vs predicted 1000.0"),
             std::string::npos)
-      << *note;
-  EXPECT_NE(note->find("-40%"), std::string::npos) << *note;
+      << note;
+  EXPECT_NE(note.find("-40%"), std::string::npos) << note;
   EXPECT_FALSE(watch.OnLine(Line(70, 600.0)));  // the window starts over
 }
 
