@@ -101,6 +101,11 @@ TEST_F(ElasticResize, GrowsShrinksForARigidJobGrowsBackAndMatchesAFixedSizeRun) 
   // The plan is chosen again on every launch: the first and one per resize (grow, shrink, grow).
   EXPECT_NE(text.find("elastic-agent run: generation 1: plan dp (predicted "), std::string::npos)
       << text;
+  // Rubick §5.2: the job's sensitivity curve over its 1..MAX nodes, sent to elasticd with polls
+  // (an invalid one would have been refused, and no resize order would have reached the job).
+  EXPECT_NE(text.find("elastic-agent run: sensitivity curve (samples/s on 1..4 nodes):"),
+            std::string::npos)
+      << text;
   static const std::regex kPlanLine(R"(generation \d+: plan dp \(predicted )");
   EXPECT_GE(std::distance(std::sregex_iterator(text.begin(), text.end(), kPlanLine),
                           std::sregex_iterator()),
