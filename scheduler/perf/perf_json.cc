@@ -264,6 +264,25 @@ Resources ResourcesFromJson(Reader& reader, const json& object, const std::strin
   return resources;
 }
 
+// A profiled point's plan, resources and throughput (> 0), the fields points.json's runs and
+// fitted.json's fit_points share; the caller checks the object's keys first.
+json PointToJson(const ProfiledPoint& point) {
+  return json{{"plan", PlanToJson(point.plan)},
+              {"resources", ResourcesToJson(point.resources)},
+              {"throughput", point.throughput}};
+}
+
+ProfiledPoint PointFromJson(Reader& reader, const json& object, const std::string& path) {
+  ProfiledPoint point;
+  point.plan = PlanFromJson(reader, object.at("plan"), path + ".plan");
+  point.resources = ResourcesFromJson(reader, object.at("resources"), path + ".resources");
+  reader.Number(object, path, "throughput", 0, point.throughput);
+  if (reader.ok() && !(point.throughput > 0)) {
+    reader.Fail(path + ".throughput", "expected a number > 0 (samples/s), got 0");
+  }
+  return point;
+}
+
 void BandwidthsFromJson(Reader& reader, const json& root, double& b_intra, double& b_inter,
                         double& b_pcie) {
   reader.Number(root, "", "b_intra", 0, b_intra);
@@ -287,11 +306,7 @@ std::string FittedModelToJson(const FittedModel& fitted) {
             {"rmsle", fitted.rmsle}};
   if (!fitted.fit_points.empty()) {
     json points = json::array();
-    for (const ProfiledPoint& point : fitted.fit_points) {
-      points.push_back(json{{"plan", PlanToJson(point.plan)},
-                            {"resources", ResourcesToJson(point.resources)},
-                            {"throughput", point.throughput}});
-    }
+    for (const ProfiledPoint& point : fitted.fit_points) points.push_back(PointToJson(point));
     root["fit_points"] = std::move(points);
   }
   return root.dump(2) + "\n";
@@ -320,14 +335,7 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
       const std::string path = "fit_points[" + std::to_string(i) + "]";
       std::initializer_list<const char*> names = {"plan", "resources", "throughput"};
       if (!reader.Keys(points[i], path, names, names)) break;
-      ProfiledPoint point;
-      point.plan = PlanFromJson(reader, points[i].at("plan"), path + ".plan");
-      point.resources = ResourcesFromJson(reader, points[i].at("resources"), path + ".resources");
-      reader.Number(points[i], path, "throughput", 0, point.throughput);
-      if (reader.ok() && !(point.throughput > 0)) {
-        reader.Fail(path + ".throughput", "expected a number > 0 (samples/s), got 0");
-      }
-      fitted.fit_points.push_back(point);
+      fitted.fit_points.push_back(PointFromJson(reader, points[i], path));
     }
   }
   if (!reader.ok()) return Checked<FittedModel>::Fail(reader.error());
@@ -339,13 +347,12 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
 std::string ProfiledPointsToJson(const ProfiledPoints& points) {
   json runs = json::array();
   for (const ProfiledRun& run : points.runs) {
-    runs.push_back(json{{"label", run.label},
-                        {"plan", PlanToJson(run.point.plan)},
-                        {"resources", ResourcesToJson(run.point.resources)},
-                        {"throughput", run.point.throughput},
-                        {"intra_threads", run.intra_threads},
-                        {"measured_steps", run.measured_steps},
-                        {"median_step_s", run.median_step_s}});
+    json object = PointToJson(run.point);
+    object["label"] = run.label;
+    object["intra_threads"] = run.intra_threads;
+    object["measured_steps"] = run.measured_steps;
+    object["median_step_s"] = run.median_step_s;
+    runs.push_back(std::move(object));
   }
   json root{{"format", kProfiledPointsFormat},
             {"model_name", points.model_name},
@@ -381,15 +388,10 @@ Checked<ProfiledPoints> ProfiledPointsFromJson(std::string_view text) {
     ProfiledRun run;
     if (!reader.Keys(object, path, names, names)) break;
     reader.String(object, path, "label", run.label);
-    run.point.plan = PlanFromJson(reader, object.at("plan"), path + ".plan");
-    run.point.resources = ResourcesFromJson(reader, object.at("resources"), path + ".resources");
-    reader.Number(object, path, "throughput", 0, run.point.throughput);
+    run.point = PointFromJson(reader, object, path);
     reader.Integer(object, path, "intra_threads", 1, run.intra_threads);
     reader.Integer(object, path, "measured_steps", 1, run.measured_steps);
     reader.Number(object, path, "median_step_s", 0, run.median_step_s);
-    if (reader.ok() && !(run.point.throughput > 0)) {
-      reader.Fail(path + ".throughput", "expected a number > 0 (samples/s), got 0");
-    }
     if (reader.ok() && !labels.insert(run.label).second) {
       reader.Fail(path + ".label", "\"" + run.label + "\" appears twice (labels must be unique)");
     }
