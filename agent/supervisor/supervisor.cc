@@ -18,10 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/supervisor/allocation.h"
-#include "agent/supervisor/online_refit.h"
-#include "agent/supervisor/plan_drift.h"
+#include "agent/supervisor/generation_planner.h"
 #include "agent/supervisor/plan_inputs.h"
-#include "agent/supervisor/plan_selection.h"
 #include "agent/supervisor/resize_state_machine.h"
 #include "agent/supervisor/step_process.h"
 #include "scheduler/daemon/client.h"
@@ -65,7 +63,8 @@ class Supervisor {
   Supervisor(const SupervisorOptions& options, std::ostream& out, std::ostream& err)
       : options_(options), out_(out), err_(err),
         codec_(daemon::MakeMungeCodec(options.munge_socket)),
-        plan_inputs_(ReadPlanInputs(options.config_path, ProcessEnv())) {
+        planner_(ReadPlanInputs(options.config_path, ProcessEnv()), ProcessEnv(),
+                 [this](const std::string& text) { Note(text); }) {
     const char* id = std::getenv("SLURM_JOB_ID");
     const char* nodes = std::getenv("SLURM_JOB_NUM_NODES");
     if (!id || !nodes) {
@@ -73,19 +72,18 @@ class Supervisor {
                                "it with sbatch --elastic");
     }
     job_id_ = static_cast<std::uint32_t>(std::stoul(id));
-    if (plan_inputs_.model) refit_.emplace(*plan_inputs_.model);
     machine_ = std::make_unique<ResizeStateMachine>(std::stoi(nodes), options.max_restarts);
   }
 
   int Run() {
     Note("supervising job " + std::to_string(job_id_) + " on " +
          std::to_string(machine_->nodes()) + " node(s)");
-    Note("plan choice on every launch; performance model: " + plan_inputs_.model_source);
+    Note("plan choice on every launch; performance model: " + planner_.model_source());
     Register();
     Execute(machine_->Start());
     while (!Terminal()) {
       step_.Pump(std::chrono::milliseconds(200), out_, [this](const std::string& line) {
-        if (auto trigger = drift_.OnLine(line)) OnDrift(*trigger);
+        planner_.OnLine(line);
       });
       if (pause_started_ && step_.first_step_seen()) EndPause();
       if (auto code = step_.TryWait()) OnStepEnded(*code);
@@ -137,37 +135,10 @@ class Supervisor {
       return;
     }
     registered_ = true;
-    max_nodes_ = (*reply)["max_nodes"].get<int>();
+    const int max_nodes = (*reply)["max_nodes"].get<int>();
     Note("registered with elasticd: nodes " + std::to_string((*reply)["min_nodes"].get<int>()) +
-         "-" + std::to_string(max_nodes_));
-    UpdateSpeedCurve();
-  }
-
-  // Rubick §5.2: the job's resource-sensitivity curve (the best plan's samples/s on 1 .. MAX
-  // nodes like this one), which elasticd's policy reads instead of its generic speedup model.
-  // Sent with every poll (elasticd does not save it); recomputed after a refit.
-  void UpdateSpeedCurve() {
-    speed_curve_.clear();
-    if (!plan_inputs_.model || max_nodes_ < 1 ||
-        ProcessEnv()("SLURM_ELASTIC").value_or("") != "1") {
-      return;
-    }
-    const NodeAllocation per_node = AllocationFromEnv(1, ProcessEnv());
-    // elasticd takes at most 1,024 points, and a request at most 16 KiB: 512 numbers fit.
-    constexpr int kMaxCurveNodes = 512;
-    for (const NodeCurvePoint& point :
-         NodeSensitivityCurve(*plan_inputs_.model, plan_inputs_.request, per_node,
-                              std::min(max_nodes_, kMaxCurveNodes))) {
-      speed_curve_.push_back(point.samples_per_s);
-    }
-    if (speed_curve_.empty() || !(speed_curve_.back() > 0)) {
-      speed_curve_.clear();
-      return;
-    }
-    std::string text = "sensitivity curve (samples/s on 1.." + std::to_string(max_nodes_) +
-                       " nodes):";
-    for (double rate : speed_curve_) text += " " + std::to_string(static_cast<long>(rate));
-    Note(text);
+         "-" + std::to_string(max_nodes));
+    planner_.SetMaxNodes(max_nodes);
   }
 
   // A poll doubles as the progress report elasticd reads resize outcomes from.
@@ -181,11 +152,7 @@ class Supervisor {
                            {"generation", machine_->generation()}, {"seen_order", seen_order_},
                            {"state", ToString(machine_->state())}, {"detail", detail_},
                            {"pause_s", last_pause_s_}, {"pause_generation", pause_generation_}};
-    if (!running_plan_.empty()) {  // the plan this launch chose (AdminComment's plan=)
-      poll["running_plan"] = running_plan_;
-      poll["predicted_samples_per_s"] = predicted_samples_per_s_;
-    }
-    if (!speed_curve_.empty()) poll["speed_curve"] = speed_curve_;
+    planner_.AddPollFields(poll);
     auto reply = Send(poll);
     if (!reply) {
       if (last_error_.find("not registered") != std::string::npos) registered_ = false;
@@ -314,82 +281,13 @@ class Supervisor {
     const std::string n = std::to_string(action.nodes);
     Note("generation " + std::to_string(action.generation) + ": srun on " + n + " node(s) " +
          (std::getenv("SLURM_JOB_NODELIST") ? std::getenv("SLURM_JOB_NODELIST") : ""));
-    std::vector<std::pair<std::string, std::string>> plan_env = ChoosePlan(action);
+    std::vector<std::pair<std::string, std::string>> plan_env = planner_.Choose(action.generation, action.nodes);
     step_.Launch({"srun", "--mpi=pmix", "-N", n, "-n", n, "--ntasks-per-node=1",
                   "--kill-on-bad-exit=1", options_.agent_path, "train", "--config",
                   options_.config_path},
                  plan_env, plan_env.empty() ? std::vector<std::string>{}
                                             : SpankPlanOptionVariables());
     if (order_received_) pause_started_ = true;
-  }
-
-  // Rubick §3: re-plan for every node set. The plan for the node set this launch gets, logged,
-  // remembered for the reports to elasticd, and returned as the step's environment (empty: the
-  // step runs the job's own plan).
-  std::vector<std::pair<std::string, std::string>> ChoosePlan(const Action& action) {
-    const PlanRequest& request = plan_inputs_.request;
-    const std::string g = "generation " + std::to_string(action.generation) + ": plan ";
-    std::optional<PlanSelection> chosen;
-    if (ProcessEnv()("SLURM_ELASTIC").value_or("") != "1") {
-      // Outside an --elastic job the SPANK plugin refuses an srun that carries elastic
-      // settings (SLURM_ELASTIC_PLAN), so the step runs the job's own plan.
-      Note(g + "the job's own (not an --elastic job: SLURM_ELASTIC is unset)");
-    } else if (plan_inputs_.model) {
-      NodeAllocation allocation = AllocationFromEnv(action.nodes, ProcessEnv());
-      perf::Checked<PlanSelection> s = SelectPlan(*plan_inputs_.model, request, allocation);
-      if (s) {
-        chosen = *s;
-      } else {
-        Note(g + "none chosen on " + std::to_string(action.nodes) + " node(s): " + s.error +
-             "; the step runs the job's plan " + std::string(ToString(request.requested)));
-      }
-    } else {
-      Note(g + "the job's own (no performance model to choose with)");
-    }
-    running_selection_ = chosen;
-    if (chosen) running_allocation_ = AllocationFromEnv(action.nodes, ProcessEnv());
-    if (!chosen) {
-      // auto without a choice runs dp in the agent (execution_plan.cc RunPlanWord).
-      running_plan_ = request.requested == Plan::kAuto ? "dp" : ToString(request.requested);
-      predicted_samples_per_s_ = 0.0;
-      drift_.StartGeneration(action.generation, 0.0);
-      return {};
-    }
-    running_plan_ = ToString(chosen->word);
-    predicted_samples_per_s_ = chosen->predicted_samples_per_s;
-    char rate[64];
-    std::snprintf(rate, sizeof rate, "%.1f", chosen->predicted_samples_per_s);
-    Note(g + running_plan_ + " (predicted " + rate + " samples/s, " + chosen->reason + "); runs " +
-         perf::Describe(chosen->plan));
-    drift_.StartGeneration(action.generation, chosen->predicted_samples_per_s);
-    return PlanEnvironment(*chosen);
-  }
-
-  // Rubick §4.3's online update: the running plan's measured throughput joins the model's points
-  // and the parameters are fitted again; the next launch chooses with the refitted model (the
-  // running step keeps its plan: switching costs a restart, which a resize pays anyway).
-  void OnDrift(const DriftTrigger& trigger) {
-    Note(trigger.note);
-    if (!refit_ || !running_selection_) return;
-    const PlanRequest& request = plan_inputs_.request;
-    if (auto why = refit_->AddMeasurement(request, running_allocation_, running_selection_->plan,
-                                          trigger.measured)) {
-      Note("performance model not refitted: " + *why);
-      return;
-    }
-    Note("performance model " + refit_->Refit());
-    plan_inputs_.model = refit_->model();
-    UpdateSpeedCurve();
-    perf::Checked<perf::IterationTime> now =
-        PredictAgentPlan(refit_->model(), request, running_allocation_, running_selection_->plan);
-    if (now) {
-      char text[160];
-      std::snprintf(text, sizeof text, "the running plan %s is now predicted at %.1f samples/s",
-                    running_plan_.c_str(), now->throughput);
-      Note(text);
-      predicted_samples_per_s_ = now->throughput;
-      drift_.StartGeneration(machine_->generation(), now->throughput);
-    }
   }
 
   // The pause and where it went: the step's checkpoint-and-exit, the allocation change (Slurm),
@@ -419,15 +317,7 @@ class Supervisor {
   std::ostream& out_;
   std::ostream& err_;
   std::unique_ptr<daemon::CredentialCodec> codec_;
-  PlanInputs plan_inputs_;                // the job's plan request and performance model
-  std::string running_plan_;              // the plan word of the current step, for elasticd
-  double predicted_samples_per_s_ = 0.0;  // its predicted throughput (0 = none)
-  PlanDriftWatch drift_;
-  int max_nodes_ = 0;                 // the job's MAX (elasticd's register reply)
-  std::vector<double> speed_curve_;   // UpdateSpeedCurve; empty = none to report
-  std::optional<OnlineRefit> refit_;                // none without a performance model
-  std::optional<PlanSelection> running_selection_;  // the current step's chosen plan, if any
-  NodeAllocation running_allocation_;               // and the allocation it was chosen for
+  GenerationPlanner planner_;  // each launch's plan, the refit, the curve for elasticd
   std::uint32_t job_id_ = 0;
   std::unique_ptr<ResizeStateMachine> machine_;
   StepProcess step_;

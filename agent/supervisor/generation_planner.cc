@@ -1,0 +1,124 @@
+// GenerationPlanner: plan choice per launch, refit on drift, the curve reported to elasticd.
+#include "agent/supervisor/generation_planner.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "scheduler/perf/plan.h"
+
+namespace elastic::agent {
+
+GenerationPlanner::GenerationPlanner(PlanInputs inputs, EnvLookup env, NoteFn note)
+    : inputs_(std::move(inputs)), env_(std::move(env)), note_(std::move(note)) {
+  if (inputs_.model) refit_.emplace(*inputs_.model);
+}
+
+// Rubick §3: re-plan for every node set.
+std::vector<std::pair<std::string, std::string>> GenerationPlanner::Choose(
+    std::uint64_t generation, int nodes) {
+  generation_ = generation;
+  const PlanRequest& request = inputs_.request;
+  const std::string g = "generation " + std::to_string(generation) + ": plan ";
+  std::optional<PlanSelection> chosen;
+  if (env_("SLURM_ELASTIC").value_or("") != "1") {
+    // Outside an --elastic job the SPANK plugin refuses an srun that carries elastic
+    // settings (SLURM_ELASTIC_PLAN), so the step runs the job's own plan.
+    note_(g + "the job's own (not an --elastic job: SLURM_ELASTIC is unset)");
+  } else if (const perf::FittedModel* model = Model()) {
+    running_allocation_ = AllocationFromEnv(nodes, env_);
+    perf::Checked<PlanSelection> s = SelectPlan(*model, request, running_allocation_);
+    if (s) {
+      chosen = *s;
+    } else {
+      note_(g + "none chosen on " + std::to_string(nodes) + " node(s): " + s.error +
+            "; the step runs the job's plan " + std::string(ToString(request.requested)));
+    }
+  } else {
+    note_(g + "the job's own (no performance model to choose with)");
+  }
+  running_selection_ = chosen;
+  if (!chosen) {
+    // auto without a choice runs dp in the agent (execution_plan.cc RunPlanWord).
+    running_plan_ = request.requested == Plan::kAuto ? "dp" : ToString(request.requested);
+    predicted_samples_per_s_ = 0.0;
+    drift_.StartGeneration(generation, 0.0);
+    return {};
+  }
+  running_plan_ = ToString(chosen->word);
+  predicted_samples_per_s_ = chosen->predicted_samples_per_s;
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%.1f", chosen->predicted_samples_per_s);
+  note_(g + running_plan_ + " (predicted " + rate + " samples/s, " + chosen->reason + "); runs " +
+        perf::Describe(chosen->plan));
+  drift_.StartGeneration(generation, chosen->predicted_samples_per_s);
+  return PlanEnvironment(*chosen);
+}
+
+void GenerationPlanner::OnLine(const std::string& line) {
+  if (auto trigger = drift_.OnLine(line)) OnDrift(*trigger);
+}
+
+// Rubick §4.3's online update: the running plan's measured throughput joins the model's points
+// and the parameters are fitted again; the next launch chooses with the refitted model (the
+// running step keeps its plan: switching costs a restart, which a resize pays anyway).
+void GenerationPlanner::OnDrift(const DriftTrigger& trigger) {
+  note_(trigger.note);
+  if (!refit_ || !running_selection_) return;
+  const PlanRequest& request = inputs_.request;
+  if (auto why = refit_->AddMeasurement(request, running_allocation_, running_selection_->plan,
+                                        trigger.measured)) {
+    note_("performance model not refitted: " + *why);
+    return;
+  }
+  note_("performance model " + refit_->Refit());
+  UpdateSpeedCurve();
+  perf::Checked<perf::IterationTime> now =
+      PredictAgentPlan(refit_->model(), request, running_allocation_, running_selection_->plan);
+  if (now) {
+    char text[160];
+    std::snprintf(text, sizeof text, "the running plan %s is now predicted at %.1f samples/s",
+                  running_plan_.c_str(), now->throughput);
+    note_(text);
+    predicted_samples_per_s_ = now->throughput;
+    drift_.StartGeneration(generation_, now->throughput);
+  }
+}
+
+void GenerationPlanner::SetMaxNodes(int max_nodes) {
+  max_nodes_ = max_nodes;
+  UpdateSpeedCurve();
+}
+
+// Rubick §5.2: the job's resource-sensitivity curve (the best plan's samples/s on 1 .. MAX
+// nodes like this one), which elasticd's policy reads instead of its generic speedup model.
+// Sent with every poll (elasticd does not save it); recomputed after a refit.
+void GenerationPlanner::UpdateSpeedCurve() {
+  speed_curve_.clear();
+  const perf::FittedModel* model = Model();
+  if (!model || max_nodes_ < 1 || env_("SLURM_ELASTIC").value_or("") != "1") return;
+  const NodeAllocation per_node = AllocationFromEnv(1, env_);
+  // elasticd takes at most 1,024 points, and a request at most 16 KiB: 512 numbers fit.
+  constexpr int kMaxCurveNodes = 512;
+  for (const NodeCurvePoint& point : NodeSensitivityCurve(*model, inputs_.request, per_node,
+                                                          std::min(max_nodes_, kMaxCurveNodes))) {
+    speed_curve_.push_back(point.samples_per_s);
+  }
+  if (speed_curve_.empty() || !(speed_curve_.back() > 0)) {
+    speed_curve_.clear();
+    return;
+  }
+  std::string text = "sensitivity curve (samples/s on 1.." + std::to_string(max_nodes_) +
+                     " nodes):";
+  for (double rate : speed_curve_) text += " " + std::to_string(static_cast<long>(rate));
+  note_(text);
+}
+
+void GenerationPlanner::AddPollFields(nlohmann::json& poll) const {
+  if (!running_plan_.empty()) {  // the plan this launch chose (AdminComment's plan=)
+    poll["running_plan"] = running_plan_;
+    poll["predicted_samples_per_s"] = predicted_samples_per_s_;
+  }
+  if (!speed_curve_.empty()) poll["speed_curve"] = speed_curve_;
+}
+
+}  // namespace elastic::agent
