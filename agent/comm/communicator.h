@@ -47,6 +47,9 @@ class Communicator {
   virtual void Send(std::span<const std::uint8_t> bytes, int dest) = 0;
   // The next message from rank `source`, waiting for it.
   virtual std::vector<std::uint8_t> Receive(int source) = 0;
+  // Whether Receive(source) would return without waiting (MPI_Iprobe): lets a waiting rank do
+  // other work meanwhile (agent/multiplex/idle_filler.h). Drives MPI progress; never blocks.
+  virtual bool MessageWaiting(int source) = 0;
   // Rank `root`'s bytes, delivered to every rank.
   virtual std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int root) = 0;
   virtual void Barrier() = 0;

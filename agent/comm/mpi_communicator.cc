@@ -118,6 +118,13 @@ class MpiCommunicator final : public Communicator {
     return bytes;
   }
 
+  bool MessageWaiting(int source) override {
+    int waiting = 0;
+    Check(MPI_Iprobe(source, kPointToPointTag, MPI_COMM_WORLD, &waiting, MPI_STATUS_IGNORE),
+          "MPI_Iprobe");
+    return waiting != 0;
+  }
+
   std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int root) override {
     std::int64_t size = static_cast<std::int64_t>(bytes.size());
     Check(MPI_Bcast(&size, 1, MPI_INT64_T, root, MPI_COMM_WORLD), "MPI_Bcast(size)");

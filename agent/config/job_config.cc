@@ -6,11 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <system_error>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/data/fashion_mnist_files.h"
 #include "agent/data/text_corpus.h"
@@ -52,8 +51,9 @@ std::vector<std::int64_t> ReadBurstPlanJson(TomlReader& reader, const std::strin
   const std::string key = "train.burst_plan";
   std::ifstream in(path);
   if (!in) {
-    reader.Fail(key, Quoted(path) + " cannot be read: expected `elastic-plan burst --json`'s "
-                                    "output");
+    reader.Fail(key, Quoted(path) +
+                         " cannot be read: expected `elastic-plan burst --json`'s "
+                         "output");
   }
   nlohmann::json plan;
   try {
@@ -63,8 +63,9 @@ std::vector<std::int64_t> ReadBurstPlanJson(TomlReader& reader, const std::strin
   }
   if (!plan.is_object() || !plan.contains("layers") || !plan["layers"].is_array() ||
       plan["layers"].empty()) {
-    reader.Fail(key, Quoted(path) + ": expected an object with a non-empty \"layers\" array "
-                                    "(`elastic-plan burst --json`)");
+    reader.Fail(key, Quoted(path) +
+                         ": expected an object with a non-empty \"layers\" array "
+                         "(`elastic-plan burst --json`)");
   }
   std::vector<std::int64_t> workers;
   for (const nlohmann::json& layer : plan["layers"]) {
@@ -138,6 +139,9 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   }
 
   if (auto v = reader.String("checkpoint.dir")) c.checkpoint.dir = ResolvePath(*v, base_dir);
+  if (auto v = reader.String("background.config"); v && !v->empty()) {
+    c.background.config = ResolvePath(*v, base_dir);
+  }
   if (auto v = reader.Integer("checkpoint.every_steps", 0, kMaxInt)) c.checkpoint.every_steps = *v;
 }
 
@@ -247,8 +251,8 @@ void ValidateBurstWorkers(TomlReader& reader, const JobConfig& c, const Origins&
   for (std::size_t b = 0; b < t.burst_workers.size(); ++b) {
     if (t.burst_workers[b] > t.ests) {
       fail("block " + std::to_string(b) + " on " + std::to_string(t.burst_workers[b]) +
-           " ranks, but train.ests = " + std::to_string(t.ests) +
-           FromEnv(origins.ests) + ": expected at most one rank per EST");
+           " ranks, but train.ests = " + std::to_string(t.ests) + FromEnv(origins.ests) +
+           ": expected at most one rank per EST");
     }
   }
 }
@@ -330,7 +334,8 @@ Parsed<PlanArgs> ParsePlanArgs(std::string_view text) {
       if (!workers) {
         out.error = "invalid value " + Quoted(value) +
                     " for burst: expected one rank count per model block, each an integer from "
-                    "1 to " + std::to_string(kMaxEsts) + ", separated by / (e.g. \"2/1/1/2\")";
+                    "1 to " +
+                    std::to_string(kMaxEsts) + ", separated by / (e.g. \"2/1/1/2\")";
         return out;
       }
       args.burst_workers = std::move(*workers);
@@ -356,13 +361,66 @@ std::string_view ToString(Scaling scaling) {
   return scaling == Scaling::kLinear ? "linear" : "est";
 }
 
-JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir) {
+namespace {
+
+// ParseJobConfig without loading background.config (which only a foreground job may have).
+JobConfig ParseOneJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir) {
   JobConfig config;
   ReadFile(reader, base_dir, config);
   // Before the semantic checks: a misspelt key would otherwise surface as a confusing default.
   reader.RejectUnknownKeys();
   Origins origins = ApplyEnvironment(env, config);
   Validate(reader, config, origins);
+  return config;
+}
+
+// background.config: the job, and why the idle slots of this one cannot run it.
+JobConfig LoadBackgroundJob(TomlReader& reader, const JobConfig& foreground) {
+  const std::string key = "background.config";
+  const std::string& path = foreground.background.config;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    reader.Fail(key, Quoted(path) + " is not a file: expected the background job's config");
+  }
+  JobConfig job;
+  try {
+    TomlReader job_reader = TomlReader::FromFile(path);
+    job = ParseOneJobConfig(
+        job_reader, [](std::string_view) { return std::optional<std::string>(); },
+        std::filesystem::path(path).parent_path().string());
+  } catch (const ConfigError& e) {
+    reader.Fail(key, Quoted(path) + ": " + e.what());
+  }
+  const auto refuse = [&](const std::string& problem) {
+    reader.Fail(key, Quoted(path) + ": " + problem);
+  };
+  if (!job.background.config.empty()) {
+    refuse("has a background.config of its own: expected a job without one");
+  }
+  const Plan plan = job.train.plan;
+  if (plan != Plan::kAuto && plan != Plan::kDp && plan != Plan::kGa && plan != Plan::kGc) {
+    refuse("train.plan = " + Quoted(ToString(plan)) +
+           ": expected \"dp\", \"ga\" or \"gc\" (a background job runs in one process)");
+  }
+  if (job.train.threads != foreground.train.threads) {
+    refuse("train.threads = " + std::to_string(job.train.threads) + ": expected " +
+           std::to_string(foreground.train.threads) +
+           ", the foreground job's (LibTorch's intra-op thread count is one per process)");
+  }
+  if (!job.checkpoint.dir.empty()) {
+    refuse("checkpoint.dir is set: background jobs keep no checkpoints; expected none");
+  }
+  job.data.workers = 0;  // its batches are made inside its pieces, on the waiting thread
+  return job;
+}
+
+}  // namespace
+
+JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir) {
+  JobConfig config = ParseOneJobConfig(reader, env, base_dir);
+  if (!config.background.config.empty()) {
+    config.background.job = std::make_shared<const JobConfig>(LoadBackgroundJob(reader, config));
+  }
   return config;
 }
 

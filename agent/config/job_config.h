@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,6 +101,12 @@ struct JobConfig {
     std::string dir;                                          // empty = no checkpoints
     std::int64_t every_steps = kDefaultCheckpointEverySteps;  // 0 = on demand only
   } checkpoint;
+  // A background job (DeepPool §4-§5) each rank of a burst plan trains in its idle slots
+  // (agent/train/background_job.h): another job config, loaded with this one.
+  struct Background {
+    std::string config;                  // absolute after loading; empty = none
+    std::shared_ptr<const JobConfig> job;  // the loaded config; null = none
+  } background;
 
   // Samples each EST processes per step.
   std::int64_t est_batch() const { return train.global_batch / train.ests; }
@@ -116,8 +123,12 @@ struct PlanArgs {
 };
 Parsed<PlanArgs> ParsePlanArgs(std::string_view text);
 
-// Reads `path`, applies environment overrides from `env` and validates. Relative data.path and
-// checkpoint.dir are resolved against the directory of `path`, so a config works from any cwd.
+// Reads `path`, applies environment overrides from `env` and validates. Relative data.path,
+// checkpoint.dir and background.config are resolved against the directory of `path`, so a config
+// works from any cwd. A background.config is loaded too, without environment overrides (the
+// SLURM_ELASTIC_* flags are the foreground job's), and must be a job the idle slots can run: a
+// dp/ga/gc plan, the foreground's train.threads (LibTorch's thread count is per process), no
+// checkpoint.dir and no background of its own.
 JobConfig LoadJobConfig(const std::string& path, const EnvLookup& env);
 
 // The same from an already-open reader (tests use TomlReader::FromString). Relative paths are

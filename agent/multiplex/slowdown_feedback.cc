@@ -3,15 +3,13 @@
 
 #include <algorithm>
 
+#include "agent/multiplex/duration_window.h"
+
 namespace elastic::agent::multiplex {
 namespace {
 
 double MedianSeconds(const std::deque<Duration>& samples) {
-  std::vector<Duration> sorted(samples.begin(), samples.end());
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  const Duration median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  return std::chrono::duration<double>(median).count();
+  return std::chrono::duration<double>(MedianOf(samples)).count();
 }
 
 }  // namespace
@@ -33,13 +31,8 @@ Placement SlowdownFeedback::Decide(std::string_view op, TimePoint now) const {
 void SlowdownFeedback::Record(std::string_view op, Duration duration, bool colocated,
                               TimePoint now) {
   OpState& state = ops_[std::string(op)];
-  Push(colocated ? state.colocated : state.solo, duration);
+  PushWindowed(colocated ? state.colocated : state.solo, duration, options_.window);
   if (colocated) Judge(state, now);
-}
-
-void SlowdownFeedback::Push(std::deque<Duration>& samples, Duration duration) const {
-  samples.push_back(duration);
-  while (samples.size() > options_.window) samples.pop_front();
 }
 
 // Judges once min_samples co-located runs have been seen since the last judgement; marking

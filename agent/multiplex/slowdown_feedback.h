@@ -66,7 +66,6 @@ class SlowdownFeedback {
     TimePoint retry_at{};
   };
 
-  void Push(std::deque<Duration>& samples, Duration duration) const;
   void Judge(OpState& state, TimePoint now) const;
 
   FeedbackOptions options_;

@@ -20,6 +20,13 @@ torch::Tensor FlatView(const float* data, std::int64_t numel) {
   return torch::from_blob(const_cast<float*>(data), {numel}, torch::kFloat32);
 }
 
+// An idle filler slot: the wait for one EST's message at one block of one phase. Waits differ
+// most between ESTs (a rank waits long for the first EST a block sends it, then little for the
+// next), so each has its own prediction.
+std::string SlotName(const char* phase, std::size_t block, std::int64_t est) {
+  return std::string(phase) + "." + std::to_string(block) + "." + std::to_string(est);
+}
+
 }  // namespace
 
 void CheckBurstPlanFitsModel(const Model& model, const std::vector<std::int64_t>& workers,
@@ -107,7 +114,6 @@ std::vector<float> BurstParallel::RunStep(const std::function<MiniBatch(std::int
 void BurstParallel::Forward(std::size_t block, const std::function<MiniBatch(std::int64_t)>& batch,
                             std::vector<EstContext>& home) {
   const EstRange mine = Mine(block);
-  if (mine.size() == 0) IdleSlot(block);
   const int me = world_.rank();
   const bool last = block + 1 == workers_.size();
   for (std::int64_t e = mine.begin; e < mine.end; ++e) {
@@ -123,7 +129,7 @@ void BurstParallel::Forward(std::size_t block, const std::function<MiniBatch(std
       // cuts it, so every boundary is backpropagated the same way.
       cell.input = cells_[block - 1][i].output.detach().requires_grad_(true);
     } else {
-      MessageReader reader(world_.Receive(RankOf(block - 1, e)), kWhat);
+      MessageReader reader(ReceiveFrom(RankOf(block - 1, e), SlotName("fwd", block, e)), kWhat);
       cell.input = reader.NextTensor().requires_grad_(true);
       targets_[i] = reader.NextTensor();
       streams_[i].id = e;
@@ -171,14 +177,15 @@ void BurstParallel::ReturnStreamsHome(std::vector<EstContext>& home) {
     if (RankOf(last, e) == me) {
       context.rng_state = streams_[static_cast<std::size_t>(e)].rng_state;
     } else {
-      context.rng_state = MessageReader(world_.Receive(RankOf(last, e)), kWhat).NextTensor();
+      context.rng_state =
+          MessageReader(ReceiveFrom(RankOf(last, e), SlotName("home", last, e)), kWhat)
+              .NextTensor();
     }
   }
 }
 
 void BurstParallel::Backward(std::size_t block) {
   const EstRange mine = Mine(block);
-  if (mine.size() == 0) IdleSlot(block);
   const int me = world_.rank();
   const bool last = block + 1 == workers_.size();
   pieces_[block].assign(static_cast<std::size_t>(mine.size() * block_numel_[block]), 0.0f);
@@ -194,7 +201,9 @@ void BurstParallel::Backward(std::size_t block) {
       cell.output.backward(next.input.grad());
       next = Cell{};
     } else {
-      cell.output.backward(MessageReader(world_.Receive(RankOf(block + 1, e)), kWhat).NextTensor());
+      const std::string slot = SlotName("bwd", block, e);
+      cell.output.backward(
+          MessageReader(ReceiveFrom(RankOf(block + 1, e), slot), kWhat).NextTensor());
     }
     CopyOutBlockGradients(block, pieces_[block].data() + (e - mine.begin) * block_numel_[block]);
     if (block > 0 && RankOf(block - 1, e) != me) {
@@ -206,6 +215,11 @@ void BurstParallel::Backward(std::size_t block) {
       cell.output = torch::Tensor();  // the input's gradient stays for block b-1's backward
     }
   }
+}
+
+std::vector<std::uint8_t> BurstParallel::ReceiveFrom(int source, const std::string& slot) {
+  if (filler_ != nullptr) filler_->Wait(slot, [&] { return world_.MessageWaiting(source); });
+  return world_.Receive(source);
 }
 
 // As GradientStash::Capture, for one block's parameters: an undefined gradient is zeros.

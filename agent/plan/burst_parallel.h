@@ -5,9 +5,10 @@
 //
 // Placement: block b spreads the E ESTs of a step over ranks 0..g_b-1 in contiguous blocks, as
 // the EST placement does for g_b ranks (rank r runs ESTs [floor(r·E/g_b), floor((r+1)·E/g_b))).
-// Ranks >= g_b run nothing for block b (BurstParallel::IdleSlot marks where DeepPool's
-// background work would run). An EST's home, which keeps its data, loader state and generator
-// between steps, is its block-0 rank.
+// Ranks >= g_b run nothing for block b: they wait for their next block's input, and with an
+// IdleFiller (SetIdleFiller) run a background job's pieces meanwhile, as DeepPool fills the GPUs
+// a layer leaves idle (agent/multiplex/idle_filler.h). An EST's home, which keeps its data, loader
+// state and generator between steps, is its block-0 rank.
 //
 // A step is bulk-synchronous, block by block, as DeepPool's burst-parallel iteration:
 //  - forward, b = 0..B-1: each rank runs block b for its ESTs in id order, under the EST's own
@@ -39,6 +40,7 @@
 #include "agent/comm/communicator.h"
 #include "agent/common/est_range.h"
 #include "agent/data/mini_batch.h"
+#include "agent/multiplex/idle_filler.h"
 #include "agent/plan/burst_placement.h"
 #include "agent/train/est_context.h"
 #include "agent/train/gradient_stash.h"
@@ -67,6 +69,11 @@ class BurstParallel {
   std::vector<float> RunStep(const std::function<MiniBatch(std::int64_t)>& batch,
                              std::vector<EstContext>& home);
 
+  // From now on every wait for a message from another rank runs `filler`'s background pieces
+  // while they are predicted to fit (null: plain waits). The filler must outlive its use. The
+  // step's results do not depend on it: the background job has its own model, data and streams.
+  void SetIdleFiller(multiplex::IdleFiller* filler) { filler_ = filler; }
+
  private:
   struct Cell {
     torch::Tensor input;   // the block's input (a leaf that requires grad, except block 0)
@@ -80,16 +87,15 @@ class BurstParallel {
   void Backward(std::size_t block);
   void CopyOutBlockGradients(std::size_t block, float* out);
   void ExchangeAndFold();
-  // Block `block` runs on ranks this one is not among: here DeepPool's multiplexing would run a
-  // background job's work (agent/multiplex/engine.h). Nothing runs yet.
-  void IdleSlot(std::size_t block) { (void)block; }
+  // The next message from `source`; `slot` names the wait for the idle filler (SlotName).
+  std::vector<std::uint8_t> ReceiveFrom(int source, const std::string& slot);
 
   Model& model_;
   Communicator& world_;
   GradientStash& stash_;
   std::int64_t ests_;
-  std::vector<std::int64_t> workers_;     // g_b per block
-  std::vector<torch::Tensor> params_;     // named_parameters() order
+  std::vector<std::int64_t> workers_;                   // g_b per block
+  std::vector<torch::Tensor> params_;                   // named_parameters() order
   std::vector<std::vector<std::size_t>> block_params_;  // indices into params_, per block
   std::vector<std::int64_t> block_numel_;               // floats of a block's gradient piece
   // This step, indexed by EST id: only the ESTs this rank holds at the current block are set.
@@ -98,6 +104,7 @@ class BurstParallel {
   std::vector<EstContext> streams_;
   std::vector<float> losses_;
   std::vector<std::vector<float>> pieces_;  // [block]: this rank's ESTs' gradient pieces
+  multiplex::IdleFiller* filler_ = nullptr;
 };
 
 }  // namespace elastic::agent

@@ -14,23 +14,24 @@ namespace {
 void CheckBurstWorld(const JobConfig& config, int world_size) {
   const auto& workers = config.train.burst_workers;
   if (workers.empty()) {
-    throw ConfigError("train.plan: plan \"burst\" needs train.burst_workers: one rank count per "
-                      "model block");
+    throw ConfigError(
+        "train.plan: plan \"burst\" needs train.burst_workers: one rank count per "
+        "model block");
   }
   const std::string key = config.train.burst_workers_origin.empty()
                               ? std::string("train.burst_workers")
                               : "burst (from " + config.train.burst_workers_origin + ")";
   for (std::size_t b = 0; b < workers.size(); ++b) {
     if (workers[b] > world_size) {
-      throw ConfigError(key + ": block " + std::to_string(b) + " on " +
-                        std::to_string(workers[b]) + " ranks, but this generation has " +
-                        std::to_string(world_size) + ": expected at most " +
-                        std::to_string(world_size) + " per block");
+      throw ConfigError(key + ": block " + std::to_string(b) + " on " + std::to_string(workers[b]) +
+                        " ranks, but this generation has " + std::to_string(world_size) +
+                        ": expected at most " + std::to_string(world_size) + " per block");
     }
   }
   if (config.train.determinism == Determinism::kD0 && world_size > 1) {
-    throw ConfigError("train.plan: plan \"burst\" under determinism \"d0\" on more than one "
-                      "rank is not implemented");
+    throw ConfigError(
+        "train.plan: plan \"burst\" under determinism \"d0\" on more than one "
+        "rank is not implemented");
   }
 }
 
@@ -87,6 +88,10 @@ EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int
 
 Plan RunPlanWord(const JobConfig& config) {
   return config.train.plan == Plan::kAuto ? Plan::kDp : config.train.plan;
+}
+
+bool RunsBurstPlan(const JobConfig& config, int ranks) {
+  return RunPlanWord(config) == Plan::kBurst && ranks > 1;
 }
 
 std::string DescribeExecutionPlan(const JobConfig& config, const perf::ExecutionPlan& plan) {

@@ -32,6 +32,11 @@ EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int
 // The plan word this generation runs: train.plan, with auto as dp.
 Plan RunPlanWord(const JobConfig& config);
 
+// Whether burst parallelism runs: plan burst on several ranks. There the block-0 placement
+// (burst_placement.h) hosts the ESTs' data, loader state and streams; on one rank every count is
+// 1, and burst is dp.
+bool RunsBurstPlan(const JobConfig& config, int ranks);
+
 // For the start line: "zero-dp(dp=3+ga=3+zero-2)": the plan word and perf::Describe;
 // "burst(2/1/1/2)": the ranks of each block.
 std::string DescribeExecutionPlan(const JobConfig& config, const perf::ExecutionPlan& plan);

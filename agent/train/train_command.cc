@@ -16,7 +16,9 @@
 #include "agent/common/errors.h"
 #include "agent/data/char_dataset.h"
 #include "agent/model/registry.h"
+#include "agent/multiplex/idle_filler.h"
 #include "agent/plan/execution_plan.h"
+#include "agent/train/background_job.h"
 #include "agent/train/checkpoint_signals.h"
 #include "agent/train/step_watchdog.h"
 #include "agent/train/trainer.h"
@@ -67,14 +69,6 @@ std::int64_t StopStep(const JobConfig& config, const TrainOptions& options) {
   return *options.until_step;
 }
 
-// The training set of config.model.name's dataset (registry.h DatasetOf) from data.path.
-Dataset LoadTrainingSet(const JobConfig& config) {
-  if (DatasetOf(config.model.name) == DatasetKind::kTextCorpus) {
-    return LoadTextCorpus(config.data.path);
-  }
-  return LoadFashionMnist(config.data.path, Split::kTrain);
-}
-
 // How many checkpoints stay in checkpoint.dir: the newest, and one to fall back to if the newest
 // turns out corrupt.
 constexpr int kCheckpointsKept = 2;
@@ -122,7 +116,9 @@ class Checkpointer {
  public:
   Checkpointer(const JobConfig& config, Communicator& world, bool writes,
                std::optional<std::int64_t> resumed_step)
-      : dir_(config.checkpoint.dir), world_(world), writes_(writes),
+      : dir_(config.checkpoint.dir),
+        world_(world),
+        writes_(writes),
         last_step_(resumed_step.value_or(-1)) {}
 
   bool enabled() const { return !dir_.empty(); }
@@ -198,6 +194,25 @@ bool HandleRequest(CheckpointRequest request, Checkpointer& checkpointer, Traine
   return stop;
 }
 
+double Seconds(multiplex::Duration duration) {
+  return std::chrono::duration<double>(duration).count();
+}
+
+// The background job's result on this rank and how the idle slots were used (IdleFillerStats).
+std::string FormatBackgroundLine(const BackgroundJob& job, int rank,
+                                 const multiplex::IdleFillerStats& stats) {
+  char times[160];
+  std::snprintf(times, sizeof times, " waits=%llu filled_s=%.3f waited_s=%.3f overrun_s=%.3f",
+                static_cast<unsigned long long>(stats.waits), Seconds(stats.background),
+                Seconds(stats.waited), Seconds(stats.overrun));
+  const Trainer& trainer = job.trainer();
+  return "elastic-agent: background rank=" + std::to_string(rank) +
+         " model=" + job.config().model.name + " seed=" + std::to_string(job.config().train.seed) +
+         " steps=" + std::to_string(trainer.completed_steps()) +
+         " loss=" + FormatLoss(trainer.last_loss()) + " params_sha256=" + trainer.ParamsSha256() +
+         times;
+}
+
 }  // namespace
 
 JobConfig ScaledForWorld(const JobConfig& config, int world_size) {
@@ -227,15 +242,33 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
   std::ostream silent(nullptr);  // discards: notes come from rank 0 only
   std::ostream& notes = primary ? err : silent;
   const std::int64_t stop = StopStep(config, options);
+  // Before the foreground Trainer (background_job.h says why).
+  std::unique_ptr<BackgroundJob> background;
+  if (config.background.job) {
+    if (RunsBurstPlan(config, world.size())) {
+      background = std::make_unique<BackgroundJob>(*config.background.job, world.rank());
+    } else {
+      notes << "elastic-agent: background.config " << config.background.config
+            << " not run: background jobs fill the idle slots of a burst plan on several ranks "
+               "(train.plan = \"burst\")"
+            << std::endl;
+    }
+  }
   Dataset data = LoadTrainingSet(config);
   const std::int64_t samples = data.size();
   Trainer trainer(config, std::move(data), world);
+  const multiplex::SteadyClock clock;
+  std::optional<multiplex::IdleFiller> filler;
+  if (background) {
+    filler.emplace(*background, clock);
+    trainer.SetIdleFiller(&*filler);
+  }
   const std::optional<std::int64_t> resumed = Resume(config, trainer, notes);
   RequireSameResumeStep(world, trainer.completed_steps());
   if (resumed && *resumed > stop) {
     const std::string limit = options.until_step ? "--until-step " : "train.steps = ";
-    throw UsageError(limit + std::to_string(stop) + ": the checkpoint in " +
-                     config.checkpoint.dir + " is already at step " + std::to_string(*resumed));
+    throw UsageError(limit + std::to_string(stop) + ": the checkpoint in " + config.checkpoint.dir +
+                     " is already at step " + std::to_string(*resumed));
   }
   Checkpointer checkpointer(config, world, primary, resumed);
   if (primary) {
@@ -245,8 +278,8 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
         << " lr=" << config.train.lr << " scaling=" << ToString(config.train.scaling)
         << " threads=" << config.train.threads
         << " determinism=" << ToString(config.train.determinism) << " isa=" << CpuKernelIsa()
-        << " plan=" << DescribeExecutionPlan(config, trainer.plan())
-        << " steps=" << stop << std::endl;
+        << " plan=" << DescribeExecutionPlan(config, trainer.plan()) << " steps=" << stop
+        << std::endl;
   }
 
   TrainOutcome outcome;
@@ -275,6 +308,11 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
   outcome.loss = trainer.last_loss();
   outcome.step = trainer.completed_steps();
   outcome.params_sha256 = trainer.ParamsSha256();
+  // Every rank trains its own background job; before the collective below, so that the
+  // contract line stays rank 0's last.
+  if (background) {
+    out << FormatBackgroundLine(*background, world.rank(), filler->stats()) << std::endl;
+  }
   if (BroadcastText(world, outcome.params_sha256) != outcome.params_sha256) {
     throw TrainingError("rank " + std::to_string(world.rank()) + ": final parameters (sha256 " +
                         outcome.params_sha256 + ") differ from rank 0's: the replicas diverged");

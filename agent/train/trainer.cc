@@ -2,15 +2,15 @@
 #include "agent/train/trainer.h"
 
 #include <ATen/Version.h>
-#include <torch/torch.h>
-
 #include <malloc.h>
+#include <torch/torch.h>
 
 #include <cctype>
 #include <cmath>
 #include <mutex>
 
 #include "agent/common/errors.h"
+#include "agent/data/char_dataset.h"
 #include "agent/model/registry.h"
 #include "agent/plan/execution_plan.h"
 #include "agent/plan/grad_checkpoint.h"
@@ -54,15 +54,9 @@ std::unique_ptr<BatchQueue> MakeBatchQueue(const JobConfig& config, const Datase
       hosted, BatchQueue::Options{config.data.workers, config.data.prefetch, config.data.augment});
 }
 
-// burst on several ranks: the block-0 placement (burst_placement.h) hosts the ESTs' data, loader
-// state and streams; on one rank every count is 1, and burst is dp.
-bool RunsBurst(const JobConfig& config, int ranks) {
-  return RunPlanWord(config) == Plan::kBurst && ranks > 1;
-}
-
 EstRange HostedEstsOf(const JobConfig& config, const perf::ExecutionPlan& plan, int rank,
                       int ranks) {
-  if (RunsBurst(config, ranks)) {
+  if (RunsBurstPlan(config, ranks)) {
     return BurstEstsOfRank(config.train.ests, config.train.burst_workers.front(), rank);
   }
   return HostedEstsUnder(plan, config.train.ests, rank, ranks);
@@ -140,7 +134,7 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
       hosted_(HostedEstsOf(config, plan_, world_->rank(), world_->size())),
       data_(CheckRunnable(config, std::move(data))),
       fold_locally_(world_->size() == 1 || config.train.determinism == Determinism::kD0 ||
-                    plan_.pp > 1 || plan_.tp > 1 || RunsBurst(config, world_->size())),
+                    plan_.pp > 1 || plan_.tp > 1 || RunsBurstPlan(config, world_->size())),
       queue_(MakeBatchQueue(config, data_, hosted_)),
       model_(MakeSeededModel(config)),
       ests_(MakeHostedEsts(config, hosted_)),
@@ -159,15 +153,15 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
   if (RunPlanWord(config) == Plan::kBurst) {
     // Also on one rank, so that settings that do not fit the model are refused whatever W is.
     CheckBurstPlanFitsModel(*model_, config.train.burst_workers, config.model.name);
-    if (RunsBurst(config, world_->size())) {
+    if (RunsBurstPlan(config, world_->size())) {
       burst_ = std::make_unique<BurstParallel>(*model_, *world_, stash_, config.train.ests,
                                                config.train.burst_workers);
     }
   }
-  update_ = MakeParameterUpdate(
-      plan_, UpdateContext{config_, *world_, hosted_, fold_locally_, stash_, *optimizer_,
-                           model_->parameters(), std::move(owners),
-                           model_->TensorParallelParameters()});
+  update_ =
+      MakeParameterUpdate(plan_, UpdateContext{config_, *world_, hosted_, fold_locally_, stash_,
+                                               *optimizer_, model_->parameters(), std::move(owners),
+                                               model_->TensorParallelParameters()});
 }
 
 double Trainer::RunStep() {
@@ -222,6 +216,17 @@ double Trainer::RunEst(EstContext& est, const MiniBatch& batch) {
   torch::Tensor loss = torch::nn::functional::cross_entropy(logits, batch.targets);
   loss.backward();
   return loss.item<double>();
+}
+
+Dataset LoadTrainingSet(const JobConfig& config) {
+  if (DatasetOf(config.model.name) == DatasetKind::kTextCorpus) {
+    return LoadTextCorpus(config.data.path);
+  }
+  return LoadFashionMnist(config.data.path, Split::kTrain);
+}
+
+void Trainer::SetIdleFiller(multiplex::IdleFiller* filler) {
+  if (burst_) burst_->SetIdleFiller(filler);
 }
 
 std::string Trainer::ParamsSha256() const { return agent::ParamsSha256(*model_); }

@@ -68,6 +68,9 @@ void ConfigureTorchRuntime(const JobConfig& config);
 // "avx512" (pinned to "default" under d2 by ATEN_CPU_CAPABILITY, see main.cc).
 std::string CpuKernelIsa();
 
+// The training set of config.model.name's dataset (registry.h DatasetOf) from data.path.
+Dataset LoadTrainingSet(const JobConfig& config);
+
 class Trainer {
  public:
   // Builds the model from torch::manual_seed(train.seed), the hosted ESTs and the optimizer.
@@ -86,6 +89,10 @@ class Trainer {
   // Collective. Trains one step and returns its loss (the mean cross-entropy over the global
   // batch, the same on every rank).
   double RunStep();
+
+  // Burst plans on several ranks: every wait for another rank's block runs `filler`'s
+  // background pieces (BurstParallel::SetIdleFiller). Other plans never wait that way: a no-op.
+  void SetIdleFiller(multiplex::IdleFiller* filler);
 
   EstRange hosted() const { return hosted_; }
   Communicator& world() const { return *world_; }

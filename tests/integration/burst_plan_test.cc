@@ -3,8 +3,8 @@
 // on its own number of ranks (train.burst_workers or SLURM_ELASTIC_PLAN_ARGS burst=...), ends
 // with the params_sha256 of dp on one rank; a run that switches dp -> burst -> pp -> burst across
 // resizes (checkpoints) equals the uninterrupted run; settings that do not fit are refused with
-// a message; gpt keeps its dp hash too. Needs mpirun and the Fashion-MNIST package (gpt:
-// fortunes-min); no Slurm.
+// a message; gpt keeps its dp hash too; idle ranks train a background job meanwhile. Needs mpirun
+// and the Fashion-MNIST package (gpt: fortunes-min); no Slurm.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -62,10 +62,8 @@ class BurstPlan : public ::testing::Test {
 TEST_F(BurstPlan, EveryPlacementEndsWithTheOneRankDpHash) {
   const std::string reference = FinalHash(Run(ConfigText("dp", ""), 1));
   ASSERT_FALSE(reference.empty());
-  for (auto [workers, ranks] : {std::tuple{"2, 1, 1, 2", 2},
-                                {"1, 2, 2, 1", 2},
-                                {"3, 1, 2, 3", 3},
-                                {"1, 3, 3, 2", 3}}) {
+  for (auto [workers, ranks] :
+       {std::tuple{"2, 1, 1, 2", 2}, {"1, 2, 2, 1", 2}, {"3, 1, 2, 3", 3}, {"1, 3, 3, 2", 3}}) {
     CommandResult run = Run(ConfigText("burst", workers), ranks);
     EXPECT_EQ(FinalHash(run), reference) << "burst [" << workers << "] on W=" << ranks;
   }
@@ -83,7 +81,8 @@ TEST_F(BurstPlan, TheTransformerEndsWithItsDpHashToo) {
   auto gpt = [](const std::string& plan, const std::string& workers) {
     return "[model]\nname = \"gpt\"\n[data]\npath = \"" + std::string(kCorpus) +
            "\"\n[train]\nests = 4\nglobal_batch = 32\nlr = 0.1\nmomentum = 0.9\nseed = 1\n"
-           "steps = 4\nplan = \"" + plan + "\"\nthreads = 1\nlog_every = 0\n" +
+           "steps = 4\nplan = \"" +
+           plan + "\"\nthreads = 1\nlog_every = 0\n" +
            (workers.empty() ? "" : "burst_workers = [" + workers + "]\n");
   };
   const std::string reference = FinalHash(Run(gpt("dp", ""), 1));
@@ -104,6 +103,57 @@ TEST_F(BurstPlan, SwitchingBetweenDpBurstAndPpAcrossResizesEqualsAnUninterrupted
     ASSERT_FALSE(hash.empty()) << plan << " on W=" << ranks;
   }
   EXPECT_EQ(hash, uninterrupted);
+}
+
+// One "elastic-agent: background rank=R ..." line's seed, steps and params_sha256 ("" if none).
+struct BackgroundResult {
+  std::string seed, steps, hash;
+};
+BackgroundResult BackgroundOfRank(const std::string& output, int rank) {
+  const std::string head = "elastic-agent: background rank=" + std::to_string(rank) + " ";
+  const std::size_t at = output.find(head);
+  if (at == std::string::npos) return {};
+  const std::string line = output.substr(at, output.find('\n', at) - at);
+  auto field = [&](const std::string& key) {
+    const std::size_t from = line.find(" " + key + "=");
+    if (from == std::string::npos) return std::string();
+    const std::size_t begin = from + key.size() + 2;
+    return line.substr(begin, line.find(' ', begin) - begin);
+  };
+  return {field("seed"), field("steps"), field("params_sha256")};
+}
+
+// DeepPool §4-§5: under burst [2, 1, 1, 2] rank 1 has nothing to run for blocks 1 and 2; it
+// trains a background job meanwhile (agent/multiplex/idle_filler.h). The foreground's bits do
+// not move, and the background job's are those of a plain run of its config (seed + rank) for
+// as many steps as it managed.
+TEST_F(BurstPlan, IdleRanksTrainABackgroundJobWithoutChangingTheForeground) {
+  const std::string plain = FinalHash(Run(ConfigText("burst", "2, 1, 1, 2"), 2));
+  ASSERT_FALSE(plain.empty());
+  const std::string background =
+      "[model]\nname = \"fmnist_cnn\"\n[data]\npath = \"" + std::string(kData) +
+      "\"\n[train]\nglobal_batch = 4\nlr = 0.05\nsteps = 1000\nthreads = 1\nlog_every = 0\n";
+  const fs::path config = dir_.Write("bg.toml", background + "seed = 7\n");
+  const std::string with_background = "[background]\nconfig = \"" + config.string() + "\"\n";
+  CommandResult run = Run(ConfigText("burst", "2, 1, 1, 2") + with_background, 2);
+  EXPECT_EQ(FinalHash(run), plain);
+  const BackgroundResult idle = BackgroundOfRank(run.output, 1);
+  EXPECT_EQ(idle.seed, "8") << run.output;
+  ASSERT_FALSE(idle.steps.empty()) << run.output;
+  EXPECT_GE(std::stoi(idle.steps), 1) << run.output;
+  EXPECT_EQ(BackgroundOfRank(run.output, 0).seed, "7") << run.output;
+  CommandResult solo = RunCommand(AgentPath() + " train --config " +
+                                  dir_.Write("bg8.toml", background + "seed = 8\n").string() +
+                                  " --until-step " + idle.steps + " 2>&1");
+  EXPECT_EQ(FinalHash(solo), idle.hash);
+
+  // Plain dp has no idle slots: the job is not run, and the note says why.
+  CommandResult dp = Run(ConfigText("dp", "") + with_background, 2);
+  EXPECT_EQ(FinalHash(dp), FinalHash(Run(ConfigText("dp", ""), 2)));
+  EXPECT_NE(dp.output.find("not run: background jobs fill the idle slots of a burst plan"),
+            std::string::npos)
+      << dp.output;
+  EXPECT_EQ(BackgroundOfRank(dp.output, 0).seed, "") << dp.output;
 }
 
 TEST_F(BurstPlan, SettingsThatDoNotFitAreRefused) {

@@ -82,6 +82,26 @@ TEST(SendReceive, MessagesToTheNextRankArriveInOrderWithoutDeadlock) {
   World().Barrier();
 }
 
+// What a waiting burst rank polls (agent/multiplex/idle_filler.h): no message is waiting until
+// the predecessor has sent one (after the barrier), and then it stays waiting until received,
+// while a big message (rendezvous protocol) is polled to completion.
+TEST(SendReceive, MessageWaitingTurnsTrueOnceAMessageIsThereAndStaysUntilReceived) {
+  const int rank = World().rank();
+  const int size = World().size();
+  const int next = (rank + 1) % size;
+  const int previous = (rank + size - 1) % size;
+  EXPECT_FALSE(World().MessageWaiting(previous));
+  World().Barrier();
+  std::vector<std::uint8_t> big(1 << 20, static_cast<std::uint8_t>(rank));
+  World().Send(big, next);
+  while (!World().MessageWaiting(previous)) {
+  }
+  EXPECT_TRUE(World().MessageWaiting(previous));
+  EXPECT_EQ(World().Receive(previous).front(), previous);
+  World().Barrier();
+  EXPECT_FALSE(World().MessageWaiting(previous));
+}
+
 TEST(SingleProcessAllToAll, IsACopy) {
   auto single = MakeSingleProcessCommunicator();
   std::vector<std::int64_t> recv_counts;
@@ -90,8 +110,11 @@ TEST(SingleProcessAllToAll, IsACopy) {
   EXPECT_EQ(recv_counts, std::vector<std::int64_t>{2});
   EXPECT_THROW(single->AllToAll(send, std::vector<std::int64_t>{1}, recv_counts),
                std::invalid_argument);
+  EXPECT_FALSE(single->MessageWaiting(0));
   single->Send(std::vector<std::uint8_t>{1, 2}, 0);
+  EXPECT_TRUE(single->MessageWaiting(0));
   EXPECT_EQ(single->Receive(0), (std::vector<std::uint8_t>{1, 2}));
+  EXPECT_FALSE(single->MessageWaiting(0));
   EXPECT_THROW(single->Receive(0), std::invalid_argument);
 }
 

@@ -80,10 +80,10 @@ TEST_F(BurstConfigTest, BadWorkersAreRefusedWithTheKeyAndWhatWasExpected) {
   EXPECT_EQ(ErrorOf("plan = \"burst\"\nburst_workers = [2, 7, 1]\n"),
             "job.toml:7: train.burst_workers: block 1 on 7 ranks, but train.ests = 6: expected "
             "at most one rank per EST");
-  EXPECT_EQ(ErrorOf("",
-                    {{"SLURM_ELASTIC_PLAN", "burst"}, {"SLURM_ELASTIC_PLAN_ARGS", "burst=1/8"}}),
-            "environment SLURM_ELASTIC_PLAN_ARGS: burst: block 1 on 8 ranks, but train.ests = 6: "
-            "expected at most one rank per EST");
+  EXPECT_EQ(
+      ErrorOf("", {{"SLURM_ELASTIC_PLAN", "burst"}, {"SLURM_ELASTIC_PLAN_ARGS", "burst=1/8"}}),
+      "environment SLURM_ELASTIC_PLAN_ARGS: burst: block 1 on 8 ranks, but train.ests = 6: "
+      "expected at most one rank per EST");
   EXPECT_EQ(ErrorOf("", {{"SLURM_ELASTIC_PLAN_ARGS", "burst=2//1"}}),
             "environment SLURM_ELASTIC_PLAN_ARGS: invalid value \"2//1\" for burst: expected one "
             "rank count per model block, each an integer from 1 to 1048576, separated by / (e.g. "
@@ -138,6 +138,65 @@ TEST_F(BurstConfigTest, TheGenerationChecksTheRanksAndTheDeterminismLevel) {
   c = Parse("plan = \"burst\"\nburst_workers = [1, 1]\ndeterminism = \"d0\"\n");
   EXPECT_NO_THROW(ResolveExecutionPlan(c, 1));  // one rank: burst is dp
   EXPECT_THROW(ResolveExecutionPlan(c, 2), ConfigError);
+}
+
+// background.config: the job a burst plan's idle ranks train (agent/train/background_job.h).
+class BackgroundConfigTest : public BurstConfigTest {
+ protected:
+  // A background job in bg.toml: `extra` lines go into its [train] table, `tail` after it.
+  void WriteBackground(const std::string& extra, const std::string& tail = "") {
+    dir_.Write("bg.toml",
+               "[data]\npath = \"data\"\n[train]\nglobal_batch = 4\nseed = 7\n" + extra + tail);
+  }
+  static std::string WithBackground(const std::string& file = "bg.toml") {
+    return "plan = \"burst\"\nburst_workers = [2, 1, 1, 2]\n[background]\nconfig = \"" + file +
+           "\"\n";
+  }
+  std::string Refusal(const std::string& problem) const {
+    return "job.toml:9: background.config: \"" + (dir_.path() / "bg.toml").string() +
+           "\": " + problem;
+  }
+};
+
+TEST_F(BackgroundConfigTest, LoadsTheBackgroundJobWithItsOwnDefaultsAndNoLoaderThreads) {
+  dir_.Write("bg.toml",
+             "[data]\npath = \"data\"\nworkers = 3\n[train]\nglobal_batch = 4\nseed = 7\n");
+  const JobConfig c = Parse(WithBackground(), {{"SLURM_ELASTIC_EST", "6"}});
+  EXPECT_EQ(c.background.config, (dir_.path() / "bg.toml").string());
+  ASSERT_NE(c.background.job, nullptr);
+  const JobConfig& bg = *c.background.job;
+  EXPECT_EQ(bg.train.global_batch, 4);
+  EXPECT_EQ(bg.train.seed, 7);
+  EXPECT_EQ(bg.train.ests, 1);  // the foreground's SLURM_ELASTIC_* flags are not its own
+  EXPECT_EQ(bg.data.path, (dir_.path() / "data").string());  // relative to bg.toml
+  EXPECT_EQ(bg.data.workers, 0);                             // it runs on the waiting thread
+  EXPECT_EQ(Parse("").background.job, nullptr);
+}
+
+TEST_F(BackgroundConfigTest, RefusesJobsTheIdleSlotsCannotRun) {
+  EXPECT_EQ(ErrorOf(WithBackground("none.toml")),
+            "job.toml:9: background.config: \"" + (dir_.path() / "none.toml").string() +
+                "\" is not a file: expected the background job's config");
+  WriteBackground("threads = 2\n");
+  EXPECT_EQ(ErrorOf(WithBackground()),
+            Refusal("train.threads = 2: expected 1, the foreground job's (LibTorch's intra-op "
+                    "thread count is one per process)"));
+  WriteBackground("plan = \"pp\"\n");
+  EXPECT_EQ(ErrorOf(WithBackground()),
+            Refusal("train.plan = \"pp\": expected \"dp\", \"ga\" or \"gc\" (a background job "
+                    "runs in one process)"));
+  WriteBackground("", "[checkpoint]\ndir = \"ckpt\"\n");
+  EXPECT_EQ(ErrorOf(WithBackground()),
+            Refusal("checkpoint.dir is set: background jobs keep no checkpoints; expected none"));
+  // Its own background (here itself: no endless loading).
+  WriteBackground("", "[background]\nconfig = \"bg.toml\"\n");
+  EXPECT_EQ(ErrorOf(WithBackground()),
+            Refusal("has a background.config of its own: expected a job without one"));
+  // Its own errors, with its own file and line.
+  WriteBackground("lr = -1\n");
+  const std::string error = ErrorOf(WithBackground());
+  EXPECT_EQ(error.rfind(Refusal("").substr(0, Refusal("").size() - 1), 0), 0u) << error;
+  EXPECT_NE(error.find("bg.toml:6: train.lr"), std::string::npos) << error;
 }
 
 TEST(BurstPlacement, ContiguousBlocksAsTheEstPlacementAndEveryEstOnOneRank) {

@@ -274,6 +274,7 @@ class FakeWorld final : public Communicator {
   }
   void Send(std::span<const std::uint8_t>, int) override {}
   std::vector<std::uint8_t> Receive(int) override { return {}; }
+  bool MessageWaiting(int) override { return true; }
   std::vector<float> AllToAll(std::span<const float> send, std::span<const std::int64_t>,
                               std::vector<std::int64_t>& recv_counts) override {
     recv_counts.assign(1, static_cast<std::int64_t>(send.size()));
