@@ -72,8 +72,8 @@ std::vector<std::string> MpirunArgv(const ProfileConfig& config, int ranks,
                                     std::vector<std::string> command) {
   // --bind-to none: Open MPI binds each rank to one core by default for small -np, which would
   // squeeze a rank's intra-op and offload threads onto that core.
-  std::vector<std::string> argv = {config.mpirun, "--oversubscribe", "--bind-to", "none", "-np",
-                                   std::to_string(ranks)};
+  std::vector<std::string> argv = {config.mpirun, "--oversubscribe",    "--bind-to", "none",
+                                   "-np",         std::to_string(ranks)};
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
 }
@@ -122,7 +122,7 @@ perf::Resources RunResources(const PreparedRun& prepared, double b_peer, double 
     forward_rate *= static_cast<double>(cores) / busy_threads;
   }
   perf::Resources resources;
-  resources.gpus = prepared.run.workers;  // on a CPU machine a "GPU" is one worker rank
+  resources.gpus = prepared.run.workers;           // on a CPU machine a "GPU" is one worker rank
   resources.gpus_per_node = prepared.run.workers;  // every rank on this machine
   resources.cpus = prepared.run.workers * std::max(prepared.threads, prepared.plan.cpu_threads);
   resources.b_intra = b_peer;
@@ -143,8 +143,8 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
   const std::int64_t ests = run.ests > 0 ? run.ests : job.train.ests;
   const std::string where = config.job_path + ": run \"" + run.label + "\": ";
   if (ests < run.workers) {
-    throw ConfigError(where + std::to_string(run.workers) + " workers but " +
-                      std::to_string(ests) + " ESTs: expected at most one rank per EST");
+    throw ConfigError(where + std::to_string(run.workers) + " workers but " + std::to_string(ests) +
+                      " ESTs: expected at most one rank per EST");
   }
   if (job.train.global_batch % ests != 0) {
     throw ConfigError(where + "train.global_batch = " + std::to_string(job.train.global_batch) +
@@ -178,10 +178,10 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
 
 double MeasureMachinePeerBandwidth(const ProfileConfig& config, const std::string& agent,
                                    std::size_t bytes) {
-  ChildResult result = RunChild(MpirunArgv(
-      config, 2,
-      {agent, "profile-bandwidth", "--bytes", std::to_string(bytes), "--reps",
-       std::to_string(kBandwidthReps)}));
+  ChildResult result =
+      RunChild(MpirunArgv(config, 2,
+                          {agent, "profile-bandwidth", "--bytes", std::to_string(bytes), "--reps",
+                           std::to_string(kBandwidthReps)}));
   if (result.status != 0) {
     throw TrainingError("profile: the bandwidth measurement (mpirun -np 2) failed with status " +
                         std::to_string(result.status) + ":\n" + Tail(result.output, 15));
@@ -189,29 +189,36 @@ double MeasureMachinePeerBandwidth(const ProfileConfig& config, const std::strin
   return ParseBandwidthLine(result.output);
 }
 
-perf::ProfiledRun Measure(const ProfileConfig& config, const PreparedRun& prepared,
-                          const std::string& agent, const fs::path& runs_dir,
-                          const perf::Resources& resources, double global_batch) {
-  ChildResult result = RunChild(MpirunArgv(config, prepared.run.workers,
-                                           {agent, "train", "--config",
-                                            prepared.job_file.string()}));
-  WriteFile(runs_dir / (prepared.run.label + ".log"), result.output);
+// One round of `prepared`: the median step rate of its measured steps (samples/s). The log is
+// runs/<label>.log, or runs/<label>.r<round>.log when there are several rounds.
+double MeasureRate(const ProfileConfig& config, const PreparedRun& prepared,
+                   const std::string& agent, const fs::path& runs_dir, std::int64_t round) {
+  ChildResult result = RunChild(MpirunArgv(
+      config, prepared.run.workers, {agent, "train", "--config", prepared.job_file.string()}));
+  const std::string suffix = config.repeats > 1 ? ".r" + std::to_string(round + 1) : "";
+  WriteFile(runs_dir / (prepared.run.label + suffix + ".log"), result.output);
   if (result.status != 0) {
     throw TrainingError("profile: run \"" + prepared.run.label + "\" (mpirun -np " +
                         std::to_string(prepared.run.workers) + ") failed with status " +
                         std::to_string(result.status) + "; its output ends:\n" +
                         Tail(result.output, 15));
   }
+  return MedianMeasuredRate(ParseStepRates(result.output), config.warmup_steps,
+                            config.measured_steps);
+}
+
+perf::ProfiledRun MakeProfiledRun(const ProfileConfig& config, const PreparedRun& prepared,
+                                  const perf::Resources& resources, double throughput,
+                                  double global_batch) {
   perf::ProfiledRun measured;
   measured.label = prepared.run.label;
   measured.point.plan = prepared.plan;
   measured.point.resources = resources;
-  measured.point.throughput = MedianMeasuredRate(ParseStepRates(result.output),
-                                                 config.warmup_steps, config.measured_steps);
+  measured.point.throughput = throughput;
   measured.intra_threads = prepared.threads;
   measured.measured_steps = static_cast<int>(config.measured_steps);
   // The step time of the median rate (the median of b / t is b / the median of t).
-  measured.median_step_s = global_batch / measured.point.throughput;
+  measured.median_step_s = global_batch / throughput;
   return measured;
 }
 
@@ -238,12 +245,12 @@ void RunProfileBandwidth(Communicator& world, std::size_t bytes, int reps, std::
 
 perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostream& out) {
   const fs::path config_path = fs::absolute(options.config_path);
-  const ProfileConfig config = ParseProfileConfig(ReadFile(config_path.string()),
-                                                  options.config_path,
-                                                  config_path.parent_path().string());
+  const ProfileConfig config = ParseProfileConfig(
+      ReadFile(config_path.string()), options.config_path, config_path.parent_path().string());
   const JobConfig job = LoadJobConfig(config.job_path, kNoEnvironment);
   if (job.train.scaling != Scaling::kEst) {
-    throw ConfigError(config.job_path + ": train.scaling: \"linear\" changes the global batch "
+    throw ConfigError(config.job_path +
+                      ": train.scaling: \"linear\" changes the global batch "
                       "with the workers; a profile needs the fixed global batch Rubick's model "
                       "assumes (§3): expected \"est\"");
   }
@@ -262,19 +269,9 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
   }
   out << "profile: " << job.model.name << ": " << facts.params << " parameters, " << facts.blocks
       << " blocks, global batch " << job.train.global_batch << ", " << prepared.size()
-      << " runs of " << config.warmup_steps << " + " << config.measured_steps << " steps"
-      << std::endl;
+      << " runs of " << config.warmup_steps << " + " << config.measured_steps << " steps, "
+      << config.repeats << " round(s)" << std::endl;
 
-  // §4.1: the forward time is profiled on one worker; here once per intra-op thread count.
-  std::map<int, double> forward_rate;  // threads -> forward samples/s of one worker
-  for (const PreparedRun& run : prepared) forward_rate[run.threads] = 0;
-  for (auto& [threads, rate] : forward_rate) {
-    const double seconds =
-        MeasureForwardSecondsPerSample(job, threads, kForwardWarmup, kForwardReps);
-    rate = 1.0 / seconds;
-    out << "profile: forward " << seconds * 1e6 << " us/sample with " << threads
-        << " intra-op thread(s)" << std::endl;
-  }
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   // Bandwidths at the size that moves in a step: the model's fp32 gradients.
   const auto gradient_bytes = static_cast<std::size_t>(facts.params * kFloatBytes);
@@ -284,20 +281,40 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
   out << "profile: bandwidth between ranks " << points.b_intra / 1e9 << " GB/s, host copy "
       << points.b_pcie / 1e9 << " GB/s (" << gradient_bytes << " bytes)" << std::endl;
 
+  // §4.1: the forward time is profiled on one worker; here per intra-op thread count, in every
+  // round beside the runs, so both see the same drifts of the machine.
+  std::map<int, std::vector<double>> forward_rates;  // threads -> forward samples/s per round
+  std::vector<std::vector<double>> rates(prepared.size());  // per run, per round
+  for (std::int64_t round = 0; round < config.repeats; ++round) {
+    const std::string of_rounds =
+        config.repeats > 1
+            ? " (round " + std::to_string(round + 1) + "/" + std::to_string(config.repeats) + ")"
+            : "";
+    for (const PreparedRun& run : prepared) forward_rates[run.threads];
+    for (auto& [threads, samples] : forward_rates) {
+      const double seconds =
+          MeasureForwardSecondsPerSample(job, threads, kForwardWarmup, kForwardReps);
+      samples.push_back(1.0 / seconds);
+      out << "profile: forward " << seconds * 1e6 << " us/sample with " << threads
+          << " intra-op thread(s)" << of_rounds << std::endl;
+    }
+    for (size_t i = 0; i < prepared.size(); ++i) {
+      rates[i].push_back(MeasureRate(config, prepared[i], options.agent_path, runs_dir, round));
+      out << "profile: [" << i + 1 << "/" << prepared.size() << "] " << prepared[i].run.label << " "
+          << perf::Describe(prepared[i].plan) << ": " << rates[i].back() << " samples/s"
+          << of_rounds << std::endl;
+    }
+  }
   for (size_t i = 0; i < prepared.size(); ++i) {
     const PreparedRun& run = prepared[i];
-    perf::Resources resources =
-        RunResources(run, points.b_intra, points.b_pcie, forward_rate.at(run.threads), cores);
-    points.runs.push_back(Measure(config, run, options.agent_path, runs_dir, resources,
-                                  static_cast<double>(job.train.global_batch)));
-    out << "profile: [" << i + 1 << "/" << prepared.size() << "] " << run.run.label << " "
-        << perf::Describe(run.plan) << ": " << points.runs.back().point.throughput
-        << " samples/s" << std::endl;
+    const perf::Resources resources = RunResources(run, points.b_intra, points.b_pcie,
+                                                   Median(forward_rates.at(run.threads)), cores);
+    points.runs.push_back(MakeProfiledRun(config, run, resources, Median(rates[i]),
+                                          static_cast<double>(job.train.global_batch)));
   }
   WriteFile(out_dir / "points.json", perf::ProfiledPointsToJson(points));
   WriteFile(out_dir / "points.csv", ProfiledPointsToCsv(points));
-  out << "profile: wrote " << (out_dir / "points.json").string() << " and points.csv"
-      << std::endl;
+  out << "profile: wrote " << (out_dir / "points.json").string() << " and points.csv" << std::endl;
   return points;
 }
 

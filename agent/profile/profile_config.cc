@@ -17,6 +17,7 @@ namespace {
 // Most ranks one profile run starts on one machine; more would only measure oversubscription.
 constexpr std::int64_t kMaxProfileWorkers = 256;
 constexpr std::int64_t kMaxSteps = 1'000'000;
+constexpr std::int64_t kMaxRepeats = 100;
 
 class Reader {
  public:
@@ -154,7 +155,7 @@ ProfileConfig ParseProfileConfig(std::string_view text, const std::string& sourc
                       ": invalid TOML: " + std::string(e.description()));
   }
   Reader reader(source_name);
-  reader.OnlyKeys(root, "", {"job", "warmup_steps", "measured_steps", "mpirun", "run"});
+  reader.OnlyKeys(root, "", {"job", "warmup_steps", "measured_steps", "repeats", "mpirun", "run"});
   ProfileConfig config;
   auto job = reader.String(root, "", "job");
   if (!job) reader.Fail(nullptr, "job", "missing: expected the job config (TOML) to profile");
@@ -163,6 +164,7 @@ ProfileConfig ParseProfileConfig(std::string_view text, const std::string& sourc
       reader.Integer(root, "", "warmup_steps", 1, kMaxSteps).value_or(config.warmup_steps);
   config.measured_steps =
       reader.Integer(root, "", "measured_steps", 1, kMaxSteps).value_or(config.measured_steps);
+  config.repeats = reader.Integer(root, "", "repeats", 1, kMaxRepeats).value_or(config.repeats);
   config.mpirun = reader.String(root, "", "mpirun").value_or(config.mpirun);
   const toml::node* runs = root.get("run");
   if (runs == nullptr || !runs->is_array_of_tables() || runs->as_array()->empty()) {

@@ -16,6 +16,7 @@ namespace elastic::agent {
 
 inline constexpr std::int64_t kDefaultProfileWarmupSteps = 3;
 inline constexpr std::int64_t kDefaultProfileMeasuredSteps = 10;
+inline constexpr std::int64_t kDefaultProfileRepeats = 1;
 
 // One sampled configuration: W ranks on this machine running one plan.
 struct ProfileRun {
@@ -34,6 +35,9 @@ struct ProfileConfig {
   std::string job_path;     // the job config (TOML) to profile, absolute
   std::int64_t warmup_steps = kDefaultProfileWarmupSteps;      // not measured
   std::int64_t measured_steps = kDefaultProfileMeasuredSteps;  // the median is over these
+  // Rounds over the whole run list (round-robin, so slow drifts of the machine hit every run
+  // alike); a point's throughput and the forward rates are medians over the rounds.
+  std::int64_t repeats = kDefaultProfileRepeats;
   std::string mpirun = "mpirun";  // launcher for W > 1 (and W = 1, so every run is alike)
   std::vector<ProfileRun> runs;
 };

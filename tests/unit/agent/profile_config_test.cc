@@ -44,6 +44,7 @@ micro_batches = 4
   EXPECT_EQ(config.job_path, "/base/jobs/train.toml");
   EXPECT_EQ(config.warmup_steps, kDefaultProfileWarmupSteps);
   EXPECT_EQ(config.measured_steps, kDefaultProfileMeasuredSteps);
+  EXPECT_EQ(config.repeats, 1);
   EXPECT_EQ(config.mpirun, "mpirun");
   ASSERT_EQ(config.runs.size(), 3u);
   EXPECT_EQ(config.runs[0].label, "w1-tjob-dp");
@@ -62,6 +63,7 @@ TEST(ProfileConfig, ReadsStepCountsAndLauncher) {
   ProfileConfig config = Parse(R"(job = "/abs/train.toml"
 warmup_steps = 2
 measured_steps = 7
+repeats = 3
 mpirun = "/opt/ompi/bin/mpirun"
 [[run]]
 workers = 3
@@ -71,6 +73,7 @@ ests = 6
   EXPECT_EQ(config.job_path, "/abs/train.toml");
   EXPECT_EQ(config.warmup_steps, 2);
   EXPECT_EQ(config.measured_steps, 7);
+  EXPECT_EQ(config.repeats, 3);
   EXPECT_EQ(config.mpirun, "/opt/ompi/bin/mpirun");
   EXPECT_EQ(config.runs[0].ests, 6);
 }
@@ -115,6 +118,8 @@ TEST(ProfileConfig, RefusesBadFilesNamingTheKey) {
        "run[0].label: invalid value \"a,b\""},
       {"zero measured steps", head + "measured_steps = 0\n[[run]]\nworkers = 1\nplan = \"dp\"\n",
        "measured_steps: invalid value 0"},
+      {"zero repeats", head + "repeats = 0\n[[run]]\nworkers = 1\nplan = \"dp\"\n",
+       "repeats: invalid value 0"},
   };
   for (const BadProfile& c : cases) {
     const std::string error = ErrorOf(c.text);
