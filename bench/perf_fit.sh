@@ -6,15 +6,18 @@
 # predicts the other 16: prints every prediction and the average and maximum relative error
 # (target avg <= 5%, max <= 10%; Rubick reports 7.4% / 10.4%). About 3-6 minutes.
 #
-#   bench/perf_fit.sh [--build DIR] [--out DIR]     (--out keeps points.json, fitted.json, runs/)
+#   bench/perf_fit.sh [--build DIR] [--out DIR] [--profile FILE]
+#   (--out keeps points.json, fitted.json, runs/; --profile defaults to bench/perf_fit.toml, and
+#   bench/perf_fit_gpt.toml profiles the gpt transformer with tp and pp)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$top/build out=""
+build=$top/build out="" profile=$top/bench/perf_fit.toml
 while (($#)); do
   case $1 in
     --build) build=$(realpath "${2:?}"); shift 2 ;;
     --out) out=$(realpath -m "${2:?}"); shift 2 ;;
-    *) echo "usage: $0 [--build DIR] [--out DIR]" >&2; exit 1 ;;
+    --profile) profile=$(realpath "${2:?}"); shift 2 ;;
+    *) echo "usage: $0 [--build DIR] [--out DIR] [--profile FILE]" >&2; exit 1 ;;
   esac
 done
 for tool in "$build/agent/elastic-agent" "$build/scheduler/burst/elastic-plan"; do
@@ -28,7 +31,7 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 echo "perf_fit: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s)
-"$build/agent/elastic-agent" profile --config "$top/bench/perf_fit.toml" --out "$out"
+"$build/agent/elastic-agent" profile --config "$profile" --out "$out"
 echo "perf_fit: profile took $(($(date +%s) - start)) s"
 "$build/scheduler/burst/elastic-plan" fit --points "$out/points.json" --out "$out/fitted.json"
 echo "perf_fit: load average after $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -24,14 +24,6 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void RequireFashionMnist(const JobConfig& config) {
-  if (DatasetOf(config.model.name) != DatasetKind::kFashionMnist) {
-    throw TrainingError("profile: model \"" + config.model.name +
-                        "\" does not train on Fashion-MNIST; elastic-agent profile measures "
-                        "Fashion-MNIST models only (fmnist_cnn)");
-  }
-}
-
 std::shared_ptr<Model> SeededModel(const JobConfig& config) {
   ConfigureTorchRuntime(config);
   torch::manual_seed(static_cast<std::uint64_t>(config.train.seed));
@@ -41,7 +33,6 @@ std::shared_ptr<Model> SeededModel(const JobConfig& config) {
 }  // namespace
 
 ModelFacts InspectModel(const JobConfig& config) {
-  RequireFashionMnist(config);
   std::shared_ptr<Model> model = SeededModel(config);
   ModelFacts facts;
   for (const torch::Tensor& parameter : model->parameters()) {
@@ -50,7 +41,8 @@ ModelFacts InspectModel(const JobConfig& config) {
   facts.blocks = static_cast<int>(model->BlockCount());
   torch::NoGradGuard no_grad;
   model->eval();
-  torch::Tensor x = torch::zeros({1, 1, 28, 28});
+  torch::Tensor x = LoadTrainingSet(config).images.narrow(0, 0, 1).contiguous();
+  if (x.dim() == 2) facts.seq_len = static_cast<int>(x.size(1));  // [1, s] tokens
   for (std::int64_t i = 0; i < model->BlockCount(); ++i) {
     x = model->ForwardBlock(i, x);
     facts.block_outputs.push_back(static_cast<double>(x.numel()));
@@ -59,13 +51,12 @@ ModelFacts InspectModel(const JobConfig& config) {
 }
 
 double MeasureForwardSecondsPerSample(const JobConfig& config, int threads, int warmup, int reps) {
-  RequireFashionMnist(config);
   JobConfig timed = config;
   timed.train.threads = threads;
   std::shared_ptr<Model> model = SeededModel(timed);
   model->train();  // dropout on and the autograd graph recorded, as in a training step
   const std::int64_t batch = config.est_batch();
-  Dataset data = LoadFashionMnist(config.data.path, Split::kTrain);
+  Dataset data = LoadTrainingSet(config);
   torch::Tensor images = data.images.narrow(0, 0, batch).contiguous();
   std::vector<double> seconds;
   for (int i = 0; i < warmup + reps; ++i) {

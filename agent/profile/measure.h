@@ -22,10 +22,12 @@ struct ModelFacts {
   // Floats per sample each block outputs (the tensor a pipeline stage boundary after that block
   // moves); block_outputs[i] is block i's.
   std::vector<double> block_outputs;
+  // Positions per sample: a sequence model's sample is [s] tokens (gpt); 1 for images.
+  int seq_len = 1;
 };
 
-// Builds the job's model (seeded as the trainer seeds it) and runs one sample through its
-// blocks. REQUIRES: the job trains on Fashion-MNIST (DatasetOf(config.model.name)).
+// Builds the job's model (seeded as the trainer seeds it) and runs one real sample of its
+// training set (Fashion-MNIST or the text corpus, LoadTrainingSet) through its blocks.
 ModelFacts InspectModel(const JobConfig& config);
 
 // Median seconds per sample of the model's training-mode forward pass over the job's per-EST

@@ -92,10 +92,12 @@ perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
   model.params = facts.params;
   model.layers = facts.blocks;
   // The pipeline boundary of a two-stage split (after block blocks/2 - 1) stands for V_pp's
-  // s*h (Rubick §4.1: activations crossing a stage boundary per sample); a CNN has no sequence,
-  // so s = 1 and h = that block's output floats.
-  model.seq_len = 1;
-  model.hidden = static_cast<int>(facts.block_outputs[std::max(0, facts.blocks / 2 - 1)]);
+  // s*h (Rubick §4.1: activations crossing a stage boundary per sample): a sequence model's
+  // block outputs [s, h] per sample; a CNN has no sequence, so s = 1 and h = that block's
+  // output floats. V_tp (§4.2) uses the same s*h per layer.
+  model.seq_len = facts.seq_len;
+  model.hidden = static_cast<int>(facts.block_outputs[std::max(0, facts.blocks / 2 - 1)] /
+                                  facts.seq_len);
   model.global_batch = static_cast<int>(job.train.global_batch);
   // The forward rate depends on the run's intra-op threads, so it is measured per thread count
   // and given per point as Resources::gpu_flops in forward samples/s; one "FLOP" per sample.
@@ -150,7 +152,8 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
     throw ConfigError(where + "train.global_batch = " + std::to_string(job.train.global_batch) +
                       " is not divisible by " + std::to_string(ests) + " ESTs");
   }
-  if (run.plan != Plan::kPp && ests % run.workers != 0) {
+  // (pp splits the ESTs into micro-batches, tp runs every EST on every rank of its group)
+  if (run.plan != Plan::kPp && run.plan != Plan::kTp && ests % run.workers != 0) {
     throw ConfigError(where + std::to_string(ests) + " ESTs on " + std::to_string(run.workers) +
                       " workers: expected a multiple of the workers, so that every rank "
                       "accumulates the same a = E/W micro-batches the model assumes (Rubick §4.1)");

@@ -86,13 +86,12 @@ ProfileRun ParseRun(const Reader& reader, const toml::table& table, const std::s
   run.workers = static_cast<int>(*workers);
   auto word = reader.String(table, prefix, "plan");
   if (!word) reader.Fail(&table, prefix + "plan", "missing: expected dp, ga, gc, zero-dp, "
-                                                   "zero-offload or pp");
+                                                   "zero-offload, pp or tp");
   Parsed<Plan> plan = ParsePlan(*word);
-  if (!plan || *plan.value == Plan::kAuto || *plan.value == Plan::kTp ||
-      *plan.value == Plan::kBurst) {
+  if (!plan || *plan.value == Plan::kAuto || *plan.value == Plan::kBurst) {
     reader.Fail(table.get("plan"), prefix + "plan",
-                "invalid value \"" + *word + "\": expected dp, ga, gc, zero-dp, zero-offload or "
-                "pp (a profile runs one concrete plan)");
+                "invalid value \"" + *word + "\": expected dp, ga, gc, zero-dp, zero-offload, "
+                "pp or tp (a profile runs one concrete plan the performance model describes)");
   }
   run.plan = *plan.value;
   run.threads = static_cast<int>(reader.Integer(table, prefix, "threads", 1, 256).value_or(0));

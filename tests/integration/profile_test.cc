@@ -1,7 +1,8 @@
 // `elastic-agent profile` on real Open MPI ranks and real Fashion-MNIST: two tiny configurations
 // give points.json with positive throughputs and measured bandwidths that `elastic-plan fit`
 // reads, and refuses to fit (too few points); a run the model cannot describe is refused before
-// anything runs. Needs mpirun and the Fashion-MNIST package; no Slurm.
+// anything runs; the gpt transformer on its text corpus profiles tp and dp in rounds. Needs mpirun
+// and the Fashion-MNIST package (gpt: fortunes-min); no Slurm.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kData = "/usr/share/datasets/fashion-mnist";
+constexpr const char* kCorpus = "/usr/share/games/fortunes";
 const std::string kAllowRoot = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
 
 std::string ReadAll(const fs::path& path) {
@@ -42,8 +44,10 @@ class Profile : public ::testing::Test {
   }
 
   CommandResult RunProfile(const std::string& runs, const fs::path& out) {
-    const fs::path file = dir_.Write("profile.toml", "job = \"job.toml\"\nwarmup_steps = 1\n"
-                                                     "measured_steps = 2\n" + runs);
+    const fs::path file = dir_.Write("profile.toml",
+                                     "job = \"job.toml\"\nwarmup_steps = 1\n"
+                                     "measured_steps = 2\n" +
+                                         runs);
     return RunCommand(kAllowRoot + "timeout -k 5 300 " + AgentPath() + " profile --config " +
                       ShellQuote(file.string()) + " --out " + ShellQuote(out.string()));
   }
@@ -88,8 +92,8 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   EXPECT_TRUE(fs::exists(out / "runs" / "w1-tjob-dp.toml"));
   EXPECT_NE(ReadAll(out / "runs" / "w1-tjob-dp.log").find("step=3 loss="), std::string::npos);
 
-  CommandResult fit = RunCommand(PlanTool() + " fit --points " +
-                                 ShellQuote((out / "points.json").string()));
+  CommandResult fit =
+      RunCommand(PlanTool() + " fit --points " + ShellQuote((out / "points.json").string()));
   EXPECT_EQ(fit.exit_code, 2) << fit.output;
   EXPECT_NE(fit.output.find("2 profiled points; fitting the model's 7 parameters needs at "
                             "least 7 (Rubick §4.3)"),
@@ -97,11 +101,48 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
       << fit.output;
 }
 
+// The transformer (Rubick's own subject): its sequence length and hidden size come from the real
+// model (V_tp and V_pp need them), tp runs on one group of both ranks, and with repeats = 2
+// every run is measured in two rounds with a log each.
+TEST_F(Profile, ProfilesTheTransformerWithTensorParallelismInRounds) {
+  if (!fs::exists(kCorpus)) GTEST_SKIP() << kCorpus << " missing (fortunes-min)";
+  dir_.Write("gpt.toml", "[model]\nname = \"gpt\"\n[data]\npath = \"" + std::string(kCorpus) +
+                             "\"\n[train]\nests = 4\nglobal_batch = 32\nlr = 0.1\nseed = 1\n"
+                             "steps = 100\nthreads = 1\ndeterminism = \"statistical\"\n");
+  const fs::path out = dir_.path() / "gpt";
+  const fs::path file = dir_.Write("gpt-profile.toml",
+                                   "job = \"gpt.toml\"\nwarmup_steps = 1\nmeasured_steps = 2\n"
+                                   "repeats = 2\n[[run]]\nworkers = 1\nplan = \"dp\"\n"
+                                   "[[run]]\nworkers = 2\nplan = \"tp\"\n");
+  CommandResult run =
+      RunCommand(kAllowRoot + "timeout -k 5 300 " + AgentPath() + " profile --config " +
+                 ShellQuote(file.string()) + " --out " + ShellQuote(out.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  perf::Checked<perf::ProfiledPoints> points =
+      perf::ProfiledPointsFromJson(ReadAll(out / "points.json"));
+  ASSERT_TRUE(points) << points.error;
+  EXPECT_EQ(points->model_name, "gpt");
+  EXPECT_EQ(points->model.seq_len, 32);  // kGptContext positions per sample
+  EXPECT_EQ(points->model.hidden, 64);   // kGptModelWidth
+  EXPECT_EQ(points->model.layers, 4);    // embeddings | 2 transformer layers | head
+  ASSERT_EQ(points->runs.size(), 2u);
+  EXPECT_EQ(points->runs[1].point.plan.tp, 2);
+  EXPECT_EQ(points->runs[1].point.plan.dp, 1);
+  for (const perf::ProfiledRun& r : points->runs) {
+    EXPECT_GT(r.point.throughput, 0) << r.label;
+    EXPECT_GT(r.point.resources.gpu_flops, 0) << r.label;
+    for (const char* round : {".r1.log", ".r2.log"}) {
+      EXPECT_TRUE(fs::exists(out / "runs" / (r.label + round))) << r.label << round;
+    }
+  }
+  EXPECT_NE(run.output.find("(round 2/2)"), std::string::npos) << run.output;
+}
+
 TEST_F(Profile, RefusesARunTheModelCannotDescribeBeforeRunningAnything) {
   const fs::path out = dir_.path() / "bad";
   // 4 ESTs on 3 ranks: ranks would accumulate 2, 1 and 1 micro-batches, not one a = E / W.
-  CommandResult run = RunProfile(
-      "[[run]]\nworkers = 1\nplan = \"dp\"\n[[run]]\nworkers = 3\nplan = \"dp\"\n", out);
+  CommandResult run =
+      RunProfile("[[run]]\nworkers = 1\nplan = \"dp\"\n[[run]]\nworkers = 3\nplan = \"dp\"\n", out);
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_NE(run.output.find("run \"w3-tjob-dp\": 4 ESTs on 3 workers: expected a multiple"),
             std::string::npos)
