@@ -3,19 +3,38 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
+#include "agent/supervisor/refit_store.h"
 #include "scheduler/perf/plan.h"
 
 namespace elastic::agent {
 
 GenerationPlanner::GenerationPlanner(PlanInputs inputs, EnvLookup env, NoteFn note)
     : inputs_(std::move(inputs)), env_(std::move(env)), note_(std::move(note)) {
-  if (inputs_.model) refit_.emplace(*inputs_.model);
+  if (!inputs_.model) return;
+  // A requeued job resumes its online refit (refit_store.h); model_source says which it uses.
+  std::string why;
+  std::optional<perf::FittedModel> saved;
+  if (!inputs_.checkpoint_dir.empty()) {
+    saved = LoadRefit(inputs_.checkpoint_dir, inputs_.model->model_name, why);
+  }
+  if (saved) {
+    inputs_.model_source =
+        "the online refit an earlier run of this job saved in " +
+        (std::filesystem::path(inputs_.checkpoint_dir) / kRefitFileName).string() + " (" +
+        std::to_string(saved->fit_points.size()) + " points; it replaces " + inputs_.model_source +
+        ")";
+    refit_.emplace(std::move(*saved));
+    return;
+  }
+  if (!why.empty()) inputs_.model_source += " (the saved online refit is not used: " + why + ")";
+  refit_.emplace(*inputs_.model);
 }
 
 // Rubick §3: re-plan for every node set.
-std::vector<std::pair<std::string, std::string>> GenerationPlanner::Choose(
-    std::uint64_t generation, int nodes) {
+std::vector<std::pair<std::string, std::string>> GenerationPlanner::Choose(std::uint64_t generation,
+                                                                           int nodes) {
   generation_ = generation;
   const PlanRequest& request = inputs_.request;
   const std::string g = "generation " + std::to_string(generation) + ": plan ";
@@ -70,7 +89,20 @@ void GenerationPlanner::OnDrift(const DriftTrigger& trigger) {
     note_("performance model not refitted: " + *why);
     return;
   }
+  const int refits = refit_->refits();
   note_("performance model " + refit_->Refit());
+  if (refit_->refits() > refits && !inputs_.checkpoint_dir.empty()) {
+    try {
+      SaveRefit(inputs_.checkpoint_dir, refit_->ModelWithMeasurements());
+      note_("performance model saved in " +
+            (std::filesystem::path(inputs_.checkpoint_dir) / kRefitFileName).string() +
+            " for a requeue");
+    } catch (const std::exception& e) {
+      note_(std::string("performance model not saved (a requeue starts from the configured "
+                        "one): ") +
+            e.what());
+    }
+  }
   UpdateSpeedCurve();
   perf::Checked<perf::IterationTime> now =
       PredictAgentPlan(refit_->model(), request, running_allocation_, running_selection_->plan);
@@ -107,8 +139,8 @@ void GenerationPlanner::UpdateSpeedCurve() {
     speed_curve_.clear();
     return;
   }
-  std::string text = "sensitivity curve (samples/s on 1.." + std::to_string(max_nodes_) +
-                     " nodes):";
+  std::string text =
+      "sensitivity curve (samples/s on 1.." + std::to_string(max_nodes_) + " nodes):";
   for (double rate : speed_curve_) text += " " + std::to_string(static_cast<long>(rate));
   note_(text);
 }

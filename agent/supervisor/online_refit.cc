@@ -8,8 +8,7 @@ namespace elastic::agent {
 namespace {
 
 bool SamePoint(const perf::ProfiledPoint& a, const perf::ProfiledPoint& b) {
-  return perf::Describe(a.plan) == perf::Describe(b.plan) &&
-         a.resources.gpus == b.resources.gpus &&
+  return perf::Describe(a.plan) == perf::Describe(b.plan) && a.resources.gpus == b.resources.gpus &&
          a.resources.gpus_per_node == b.resources.gpus_per_node &&
          a.resources.cpus == b.resources.cpus;
 }
@@ -30,8 +29,8 @@ std::optional<std::string> OnlineRefit::AddMeasurement(const PlanRequest& reques
                                                        const perf::ExecutionPlan& plan,
                                                        double samples_per_s) {
   if (!(samples_per_s > 0)) return std::string("no positive throughput measured");
-  const std::int64_t ranks = static_cast<std::int64_t>(allocation.nodes) *
-                             std::max(1, allocation.workers_per_node);
+  const std::int64_t ranks =
+      static_cast<std::int64_t>(allocation.nodes) * std::max(1, allocation.workers_per_node);
   if (plan.pp <= 1 && request.ests % ranks != 0) {
     return std::to_string(request.ests) + " ESTs on " + std::to_string(ranks) +
            " ranks: the ranks host unequal EST counts, which the fitted points cannot express";
@@ -54,6 +53,12 @@ std::optional<std::string> OnlineRefit::AddMeasurement(const PlanRequest& reques
   }
   measured_.push_back(point);
   return std::nullopt;
+}
+
+perf::FittedModel OnlineRefit::ModelWithMeasurements() const {
+  perf::FittedModel saved = model_;
+  saved.fit_points.insert(saved.fit_points.end(), measured_.begin(), measured_.end());
+  return saved;
 }
 
 std::string OnlineRefit::Refit() {
@@ -84,6 +89,7 @@ std::string OnlineRefit::Refit() {
   model_.params = fit->params;
   model_.rmsle = fit->rmsle;
   model_.points = distinct;
+  ++refits_;
   char text[200];
   std::snprintf(text, sizeof text,
                 "refit on %zu profiled + %zu measured point(s): RMSLE %.4f -> %.4f",

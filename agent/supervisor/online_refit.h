@@ -30,6 +30,11 @@ class OnlineRefit {
 
   const perf::FittedModel& model() const { return model_; }
   int measurements() const { return static_cast<int>(measured_.size()); }
+  int refits() const { return refits_; }  // successful Refit calls
+
+  // model() with the measurements appended to its fit points (once each), for saving across a
+  // requeue (refit_store.h): a refit after the restart starts from everything measured so far.
+  perf::FittedModel ModelWithMeasurements() const;
 
   // Records that `plan` ran on `allocation` at `samples_per_s`; a later measurement of the same
   // plan on the same allocation replaces it. Returns why it cannot be used, or nullopt. Usable
@@ -38,8 +43,7 @@ class OnlineRefit {
   // express.
   std::optional<std::string> AddMeasurement(const PlanRequest& request,
                                             const NodeAllocation& allocation,
-                                            const perf::ExecutionPlan& plan,
-                                            double samples_per_s);
+                                            const perf::ExecutionPlan& plan, double samples_per_s);
 
   // Fits the parameters again on the profile's points and the measurements. On success model()
   // has the new parameters. Returns a one-line note either way (RMSLE before and after, or why
@@ -51,6 +55,7 @@ class OnlineRefit {
   OnlineRefitOptions options_;
   perf::ModelDesc fit_model_;  // model_.model with the forward time carried by each point
   std::vector<perf::ProfiledPoint> measured_;
+  int refits_ = 0;
 };
 
 }  // namespace elastic::agent

@@ -42,14 +42,14 @@ std::string Describe(const perf::FittedModel& m) {
 }
 
 // train.perf_model's fitted.json, checked against the job's model.
-perf::FittedModel LoadFitted(TomlReader& reader, const std::string& path,
-                             const std::string& model_name,
-                             const std::function<std::optional<std::string>(const std::string&)>&
-                                 read_file) {
+perf::FittedModel LoadFitted(
+    TomlReader& reader, const std::string& path, const std::string& model_name,
+    const std::function<std::optional<std::string>(const std::string&)>& read_file) {
   std::optional<std::string> text = read_file(path);
   if (!text) {
-    reader.Fail("train.perf_model", "\"" + path + "\" cannot be read: expected a fitted.json "
-                                    "(elastic-plan fit)");
+    reader.Fail("train.perf_model", "\"" + path +
+                                        "\" cannot be read: expected a fitted.json "
+                                        "(elastic-plan fit)");
   }
   perf::Checked<perf::FittedModel> fitted = perf::FittedModelFromJson(*text);
   if (!fitted) reader.Fail("train.perf_model", "\"" + path + "\": " + fitted.error);
@@ -63,10 +63,10 @@ perf::FittedModel LoadFitted(TomlReader& reader, const std::string& path,
 
 }  // namespace
 
-PlanInputs ParsePlanInputs(std::string_view toml, const std::string& source_name,
-                           const std::string& base_dir, const EnvLookup& env,
-                           const std::function<std::optional<std::string>(const std::string&)>&
-                               read_file) {
+PlanInputs ParsePlanInputs(
+    std::string_view toml, const std::string& source_name, const std::string& base_dir,
+    const EnvLookup& env,
+    const std::function<std::optional<std::string>(const std::string&)>& read_file) {
   TomlReader reader = TomlReader::FromString(toml, source_name);
   PlanInputs in;
   PlanRequest& r = in.request;
@@ -101,6 +101,13 @@ PlanInputs ParsePlanInputs(std::string_view toml, const std::string& source_name
   } else {
     in.model_source = "none: no train.perf_model and no built-in model of " + model_name +
                       ", so every launch runs the requested plan (auto runs dp)";
+  }
+  if (auto dir = reader.String("checkpoint.dir"); dir && !dir->empty()) {
+    std::filesystem::path p(*dir);
+    if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+    in.checkpoint_dir = p.lexically_normal().string();
+  } else if (auto env_dir = env("SLURM_ELASTIC_CHECKPOINT_DIR"); env_dir && !env_dir->empty()) {
+    in.checkpoint_dir = *env_dir;  // as LoadJobConfig: an explicit checkpoint.dir wins
   }
   const ModelShape shape = BuiltInModelShape(model_name);
   r.model_blocks = shape.blocks;

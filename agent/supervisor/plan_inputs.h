@@ -20,20 +20,23 @@ struct PlanInputs {
   PlanRequest request;
   std::optional<perf::FittedModel> model;  // none: each launch runs the requested plan as is
   std::string model_source;                // for the log: where the model came from, or why none
+  // Where the job's checkpoints go (checkpoint.dir, else SLURM_ELASTIC_CHECKPOINT_DIR; "" =
+  // none): the online refit is saved there (refit_store.h).
+  std::string checkpoint_dir;
 };
 
 // The config keys the plan choice reads (model.name, train.ests, global_batch, determinism,
-// plan, cpu_threads, perf_model), with the overrides LoadJobConfig applies. The agent's own
-// LoadJobConfig validated the whole file before the supervisor starts (agent/main.cc); this
-// torch-free reader exists because the supervisor library cannot link the agent's config code.
+// plan, cpu_threads, perf_model, checkpoint.dir), with the overrides LoadJobConfig applies. The
+// agent's own LoadJobConfig validated the whole file before the supervisor starts (agent/main.cc);
+// this torch-free reader exists because the supervisor library cannot link the agent's config code.
 PlanInputs ReadPlanInputs(const std::string& config_path, const EnvLookup& env);
 
 // The same from TOML text (tests); relative paths resolve against `base_dir`. `read_file`
 // returns a file's contents or nullopt when it cannot be read.
-PlanInputs ParsePlanInputs(std::string_view toml, const std::string& source_name,
-                           const std::string& base_dir, const EnvLookup& env,
-                           const std::function<std::optional<std::string>(const std::string&)>&
-                               read_file);
+PlanInputs ParsePlanInputs(
+    std::string_view toml, const std::string& source_name, const std::string& base_dir,
+    const EnvLookup& env,
+    const std::function<std::optional<std::string>(const std::string&)>& read_file);
 
 // The smallest CPU count of SLURM_JOB_CPUS_PER_NODE ("4(x3),2" -> 2); 0 when empty or malformed.
 int MinCpusPerNode(std::string_view cpus_per_node);

@@ -3,10 +3,16 @@
 #include "agent/supervisor/online_refit.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "agent/supervisor/default_perf_model.h"
+#include "agent/supervisor/generation_planner.h"
+#include "agent/supervisor/refit_store.h"
+#include "tests/common/temp_dir.h"
 
 namespace elastic::agent {
 namespace {
@@ -69,7 +75,7 @@ TEST(OnlineRefit, MeasurementsPullTheParametersBackToWhatTheJobRuns) {
   const perf::FittedModel truth = Truth();
   perf::FittedModel stale = truth;
   stale.fit_points = ProfilePoints(truth);
-  stale.params.k_bwd = 3.5;      // the model the job started with predicts ~40% slow
+  stale.params.k_bwd = 3.5;  // the model the job started with predicts ~40% slow
   stale.params.k_const = 0.02;
   OnlineRefit refit(stale);
 
@@ -97,6 +103,66 @@ TEST(OnlineRefit, MeasurementsPullTheParametersBackToWhatTheJobRuns) {
   EXPECT_EQ(refit.model().points, 8);
 }
 
+// A requeued job keeps its refit (refit_store.h): what is saved is the refitted parameters with
+// the measurements among the fit points, read back only for the same model, 0600.
+TEST(OnlineRefit, TheRefitSurvivesARequeueThroughTheCheckpointDirectory) {
+  const perf::FittedModel truth = Truth();
+  perf::FittedModel stale = truth;
+  stale.fit_points = ProfilePoints(truth);
+  stale.params.k_bwd = 3.5;
+  OnlineRefit refit(stale);
+  const PlanRequest request = Request(6);
+  const perf::ExecutionPlan plan = AgentExecutionPlan(Plan::kGc, 2, request.ests, 2);
+  EXPECT_FALSE(
+      refit.AddMeasurement(request, Nodes(2), plan, Measured(truth, request, Nodes(2), Plan::kGc)));
+  EXPECT_EQ(refit.refits(), 0);
+  refit.Refit();
+  EXPECT_EQ(refit.refits(), 1);
+  const perf::FittedModel saved = refit.ModelWithMeasurements();
+  EXPECT_EQ(saved.fit_points.size(), stale.fit_points.size() + 1);
+
+  testing::TempDir dir;
+  std::string why;
+  EXPECT_FALSE(LoadRefit(dir.path(), truth.model_name, why));
+  EXPECT_EQ(why, "");  // none saved: not a problem
+  SaveRefit(dir.path(), saved);
+  const std::filesystem::path file = dir.path() / kRefitFileName;
+  struct stat info {};
+  ASSERT_EQ(::stat(file.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  std::optional<perf::FittedModel> loaded = LoadRefit(dir.path(), truth.model_name, why);
+  ASSERT_TRUE(loaded) << why;
+  EXPECT_DOUBLE_EQ(loaded->params.k_bwd, refit.model().params.k_bwd);
+  EXPECT_EQ(loaded->fit_points.size(), saved.fit_points.size());
+  EXPECT_FALSE(LoadRefit(dir.path(), "gpt", why));
+  EXPECT_NE(why.find("describes model \"" + truth.model_name + "\", not \"gpt\""),
+            std::string::npos)
+      << why;
+
+  // The supervisor's planner starts from the saved refit and says so; a damaged file is named
+  // and the configured model used instead.
+  PlanInputs inputs;
+  inputs.request = request;
+  inputs.model = stale;
+  inputs.model_source = "fitted model /x/fitted.json";
+  inputs.checkpoint_dir = dir.path().string();
+  const EnvLookup no_env = [](std::string_view) { return std::optional<std::string>(); };
+  const auto quiet = [](const std::string&) {};
+  GenerationPlanner resumed(inputs, no_env, quiet);
+  EXPECT_EQ(resumed.model_source().rfind(
+                "the online refit an earlier run of this job saved in " + file.string(), 0),
+            0u)
+      << resumed.model_source();
+  std::ofstream(file) << "{ not json";
+  GenerationPlanner fresh(inputs, no_env, quiet);
+  EXPECT_EQ(fresh.model_source().rfind("fitted model /x/fitted.json (the saved online refit is "
+                                       "not used: " +
+                                           file.string(),
+                                       0),
+            0u)
+      << fresh.model_source();
+}
+
 TEST(OnlineRefit, DefersWithTooFewPointsAndKeepsTheModel) {
   perf::FittedModel model = Truth();  // the built-in model: no profile points
   OnlineRefit refit(model);
@@ -105,8 +171,7 @@ TEST(OnlineRefit, DefersWithTooFewPointsAndKeepsTheModel) {
   EXPECT_FALSE(refit.AddMeasurement(request, Nodes(2), plan, 1000.0));
   EXPECT_FALSE(refit.AddMeasurement(request, Nodes(2), plan, 900.0));  // replaces the first
   EXPECT_EQ(refit.measurements(), 1);
-  EXPECT_EQ(refit.Refit(),
-            "refit deferred: 1 point(s) (0 profiled, 1 measured), the fit needs 7");
+  EXPECT_EQ(refit.Refit(), "refit deferred: 1 point(s) (0 profiled, 1 measured), the fit needs 7");
   EXPECT_EQ(refit.model().params.k_bwd, model.params.k_bwd);
 }
 
@@ -117,8 +182,7 @@ TEST(OnlineRefit, RefusesMeasurementsItCannotExpress) {
   auto why = refit.AddMeasurement(request, Nodes(3), plan, 1000.0);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("8 ESTs on 3 ranks"), std::string::npos) << *why;
-  EXPECT_TRUE(refit.AddMeasurement(request, Nodes(2), AgentExecutionPlan(Plan::kDp, 2, 8, 2),
-                                   0.0));
+  EXPECT_TRUE(refit.AddMeasurement(request, Nodes(2), AgentExecutionPlan(Plan::kDp, 2, 8, 2), 0.0));
   EXPECT_EQ(refit.measurements(), 0);
 }
 

@@ -107,7 +107,7 @@ TEST(PlanInputs, AFittedModelIsReadRelativeToTheConfig) {
             std::string::npos)
       << in.model_source;
   EXPECT_EQ(in.request.model_blocks, 4);  // the registry model's blocks, not the fit's layers
-  EXPECT_EQ(in.request.tp_heads, 0);       // fmnist_cnn has no heads to split
+  EXPECT_EQ(in.request.tp_heads, 0);      // fmnist_cnn has no heads to split
 }
 
 TEST(PlanInputs, BadFittedModelsAreRefusedSayingWhy) {
@@ -115,7 +115,8 @@ TEST(PlanInputs, BadFittedModelsAreRefusedSayingWhy) {
                 .find("job.toml:2: train.perf_model: \"/nowhere.json\" cannot be read"),
             std::string::npos);
   const Files garbage = {{"/f.json", "{\"format\": 1}"}};
-  EXPECT_NE(ErrorOf("[train]\nperf_model = \"/f.json\"\n", garbage).find("train.perf_model: \"/f.json\": "),
+  EXPECT_NE(ErrorOf("[train]\nperf_model = \"/f.json\"\n", garbage)
+                .find("train.perf_model: \"/f.json\": "),
             std::string::npos);
   const Files other = {{"/f.json", perf::FittedModelToJson(Fitted("gpt"))}};
   EXPECT_NE(ErrorOf("[train]\nperf_model = \"/f.json\"\n", other)
@@ -133,6 +134,17 @@ TEST(PlanInputs, AModelWithoutADescriptionRunsTheRequestedPlan) {
   EXPECT_FALSE(gpt.model.has_value());  // no built-in timings for gpt yet
   EXPECT_EQ(gpt.request.model_blocks, 4);
   EXPECT_EQ(gpt.request.tp_heads, 4);
+}
+
+// Where the online refit is saved: checkpoint.dir (relative to the config) wins over the
+// plugin's per-job directory, as in LoadJobConfig.
+TEST(PlanInputs, TheCheckpointDirectoryAsTheAgentResolvesIt) {
+  EXPECT_EQ(Parse("").checkpoint_dir, "");
+  EXPECT_EQ(Parse("", {{"SLURM_ELASTIC_CHECKPOINT_DIR", "/ckpt/u/42"}}).checkpoint_dir,
+            "/ckpt/u/42");
+  EXPECT_EQ(Parse("[checkpoint]\ndir = \"ck\"\n", {{"SLURM_ELASTIC_CHECKPOINT_DIR", "/ckpt/u/42"}})
+                .checkpoint_dir,
+            "/jobs/a/ck");
 }
 
 TEST(PlanInputs, MinCpusPerNode) {
