@@ -4,13 +4,12 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <system_error>
 #include <vector>
 
+#include "agent/config/burst_plan_file.h"
 #include "agent/data/fashion_mnist_files.h"
 #include "agent/data/text_corpus.h"
 #include "agent/model/registry.h"
@@ -42,45 +41,6 @@ std::string ResolvePath(const std::string& path, const std::string& base_dir) {
   std::filesystem::path p(path);
   if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
   return p.lexically_normal().string();
-}
-
-// The GPU count of every layer of an `elastic-plan burst --json` plan (docs/burst-planner.md),
-// as train.burst_workers: its layers must be the model's blocks, in order (checked against the
-// model when training starts), and a chain (no branch on GPUs of its own).
-std::vector<std::int64_t> ReadBurstPlanJson(TomlReader& reader, const std::string& path) {
-  const std::string key = "train.burst_plan";
-  std::ifstream in(path);
-  if (!in) {
-    reader.Fail(key, Quoted(path) +
-                         " cannot be read: expected `elastic-plan burst --json`'s "
-                         "output");
-  }
-  nlohmann::json plan;
-  try {
-    plan = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    reader.Fail(key, Quoted(path) + " is not JSON (" + e.what() + ")");
-  }
-  if (!plan.is_object() || !plan.contains("layers") || !plan["layers"].is_array() ||
-      plan["layers"].empty()) {
-    reader.Fail(key, Quoted(path) +
-                         ": expected an object with a non-empty \"layers\" array "
-                         "(`elastic-plan burst --json`)");
-  }
-  std::vector<std::int64_t> workers;
-  for (const nlohmann::json& layer : plan["layers"]) {
-    const std::string at = Quoted(path) + ": layers[" + std::to_string(workers.size()) + "]";
-    if (!layer.is_object() || !layer.contains("gpus") || !layer["gpus"].is_number_integer() ||
-        layer["gpus"].get<std::int64_t>() < 1 || layer["gpus"].get<std::int64_t>() > kMaxEsts) {
-      reader.Fail(key, at + ".gpus: expected an integer from 1 to " + std::to_string(kMaxEsts));
-    }
-    if (layer.contains("parallel") && layer["parallel"] == true) {
-      reader.Fail(key, at + " runs on GPUs of its own beside another branch: expected a chain "
-                            "plan (elastic-plan burst --no-separate)");
-    }
-    workers.push_back(layer["gpus"].get<std::int64_t>());
-  }
-  return workers;
 }
 
 void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
@@ -120,7 +80,7 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
     if (!t.burst_workers.empty()) {
       reader.Fail("train.burst_plan", "given with train.burst_workers: expected one of the two");
     }
-    t.burst_workers = ReadBurstPlanJson(reader, ResolvePath(*v, base_dir));
+    t.burst_workers = ReadBurstPlanFile(reader, ResolvePath(*v, base_dir), kMaxEsts);
   }
   if (auto v = reader.Integer("train.log_every", 0, kMaxInt)) t.log_every = *v;
   if (auto v = reader.Integer("train.step_timeout_s", 0, kMaxInt)) t.step_timeout_s = *v;
