@@ -15,19 +15,35 @@ namespace fs = std::filesystem;
 
 std::string AgentPath() { return ELASTIC_BINARY_DIR "/agent/elastic-agent"; }
 
+std::string FmnistJobText(const FmnistJob& job) {
+  std::string text =
+      "[model]\nname = \"fmnist_cnn\"\n"
+      "[data]\npath = \"/usr/share/datasets/fashion-mnist\"\n"
+      "[train]\nests = " +
+      std::to_string(job.ests) + "\nglobal_batch = " + std::to_string(job.global_batch) +
+      "\nlr = 0.05\nmomentum = 0.9\nseed = " + std::to_string(job.seed) +
+      "\nsteps = " + std::to_string(job.steps) + "\n";
+  if (!job.determinism.empty()) text += "determinism = \"" + job.determinism + "\"\n";
+  if (!job.plan.empty()) text += "plan = \"" + job.plan + "\"\n";
+  text += "threads = 1\nlog_every = " + std::to_string(job.log_every) + "\n" + job.extra_train;
+  if (!job.checkpoint_dir.empty()) {
+    text += "[checkpoint]\ndir = \"" + job.checkpoint_dir + "\"\n" + job.extra_checkpoint;
+  }
+  return text;
+}
+
 std::string WriteFmnistJobConfig(const TempDir& dir, const std::string& name, int ests, int seed,
                                  int steps, const std::string& extra_train,
                                  const std::string& extra_checkpoint) {
-  return dir.Write(name + ".toml",
-                   "[model]\nname = \"fmnist_cnn\"\n"
-                   "[data]\npath = \"/usr/share/datasets/fashion-mnist\"\n"
-                   "[train]\nests = " + std::to_string(ests) +
-                       "\nglobal_batch = 64\nlr = 0.05\nmomentum = 0.9\nseed = " +
-                       std::to_string(seed) + "\nsteps = " + std::to_string(steps) +
-                       "\nthreads = 1\nlog_every = 500\n" + extra_train +
-                       "[checkpoint]\ndir = \"" + (dir.path() / name).string() + "\"\n" +
-                       extra_checkpoint)
-      .string();
+  FmnistJob job;
+  job.ests = ests;
+  job.seed = seed;
+  job.steps = steps;
+  job.log_every = 500;
+  job.extra_train = extra_train;
+  job.checkpoint_dir = (dir.path() / name).string();
+  job.extra_checkpoint = extra_checkpoint;
+  return dir.Write(name + ".toml", FmnistJobText(job)).string();
 }
 
 std::string MpirunAgentCommand(int ranks, const fs::path& config, const std::string& extra,

@@ -14,6 +14,21 @@ namespace elastic::testing {
 // The built elastic-agent binary.
 std::string AgentPath();
 
+// A Fashion-MNIST CNN job for the agent tests (lr 0.05, momentum 0.9, one intra-op thread).
+struct FmnistJob {
+  int ests = 1;
+  int global_batch = 64;
+  int seed = 1;
+  int steps = 1;
+  std::string determinism;  // "" = the default
+  std::string plan;         // "" = the default
+  int log_every = 0;
+  std::string extra_train;       // more [train] lines
+  std::string checkpoint_dir;    // "" = no [checkpoint] table
+  std::string extra_checkpoint;  // more [checkpoint] lines (with checkpoint_dir)
+};
+std::string FmnistJobText(const FmnistJob& job);
+
 // Writes `dir`/NAME.toml: the Fashion-MNIST CNN with E = `ests`, a global batch of 64 (lr 0.05,
 // momentum 0.9, one intra-op thread, a progress line every 500 steps), `seed` and `steps`, more
 // [train] lines in `extra_train`, checkpoints in `dir`/NAME plus `extra_checkpoint` lines.

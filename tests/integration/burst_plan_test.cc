@@ -29,14 +29,16 @@ constexpr const char* kCorpus = "/usr/share/games/fortunes";
 std::string ConfigText(const std::string& plan, const std::string& workers,
                        const std::string& determinism = "d1",
                        const std::string& checkpoint_dir = "") {
-  std::ostringstream text;
-  text << "[model]\nname = \"fmnist_cnn\"\n[data]\npath = \"" << kData << "\"\n"
-       << "[train]\nests = 6\nglobal_batch = 48\nlr = 0.05\nmomentum = 0.9\nseed = 3\n"
-       << "steps = 6\ndeterminism = \"" << determinism << "\"\nplan = \"" << plan
-       << "\"\nthreads = 1\nlog_every = 0\n";
-  if (!workers.empty()) text << "burst_workers = [" << workers << "]\n";
-  if (!checkpoint_dir.empty()) text << "[checkpoint]\ndir = \"" << checkpoint_dir << "\"\n";
-  return text.str();
+  FmnistJob job;
+  job.ests = 6;
+  job.global_batch = 48;
+  job.seed = 3;
+  job.steps = 6;
+  job.determinism = determinism;
+  job.plan = plan;
+  if (!workers.empty()) job.extra_train = "burst_workers = [" + workers + "]\n";
+  job.checkpoint_dir = checkpoint_dir;
+  return FmnistJobText(job);
 }
 
 class BurstPlan : public ::testing::Test {
@@ -130,10 +132,15 @@ BackgroundResult BackgroundOfRank(const std::string& output, int rank) {
 TEST_F(BurstPlan, IdleRanksTrainABackgroundJobWithoutChangingTheForeground) {
   const std::string plain = FinalHash(Run(ConfigText("burst", "2, 1, 1, 2"), 2));
   ASSERT_FALSE(plain.empty());
-  const std::string background =
-      "[model]\nname = \"fmnist_cnn\"\n[data]\npath = \"" + std::string(kData) +
-      "\"\n[train]\nglobal_batch = 4\nlr = 0.05\nsteps = 1000\nthreads = 1\nlog_every = 0\n";
-  const fs::path config = dir_.Write("bg.toml", background + "seed = 7\n");
+  // The background job: batch 4, more steps than it can reach.
+  const auto background = [](int seed) {
+    FmnistJob job;
+    job.global_batch = 4;
+    job.seed = seed;
+    job.steps = 1000;
+    return FmnistJobText(job);
+  };
+  const fs::path config = dir_.Write("bg.toml", background(7));
   const std::string with_background = "[background]\nconfig = \"" + config.string() + "\"\n";
   CommandResult run = Run(ConfigText("burst", "2, 1, 1, 2") + with_background, 2);
   EXPECT_EQ(FinalHash(run), plain);
@@ -142,9 +149,9 @@ TEST_F(BurstPlan, IdleRanksTrainABackgroundJobWithoutChangingTheForeground) {
   ASSERT_FALSE(idle.steps.empty()) << run.output;
   EXPECT_GE(std::stoi(idle.steps), 1) << run.output;
   EXPECT_EQ(BackgroundOfRank(run.output, 0).seed, "7") << run.output;
-  CommandResult solo = RunCommand(AgentPath() + " train --config " +
-                                  dir_.Write("bg8.toml", background + "seed = 8\n").string() +
-                                  " --until-step " + idle.steps + " 2>&1");
+  CommandResult solo =
+      RunCommand(AgentPath() + " train --config " + dir_.Write("bg8.toml", background(8)).string() +
+                 " --until-step " + idle.steps + " 2>&1");
   EXPECT_EQ(FinalHash(solo), idle.hash);
 
   // Plain dp has no idle slots: the job is not run, and the note says why.

@@ -3,7 +3,8 @@
 // baseline's params_sha256 for every bitwise-safe plan (ga, gc, zero-dp, zero-offload, pp) and
 // W in {1, 2, 3}; a run that switches plan and W at every resize (through checkpoints) equals
 // the uninterrupted run; plans a determinism level does not admit, and plans this model cannot
-// run (tp needs a transformer), are refused with a message. Needs mpirun and the Fashion-MNIST package; no Slurm.
+// run (tp needs a transformer), are refused with a message. Needs mpirun and the Fashion-MNIST
+// package; no Slurm.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -25,13 +26,16 @@ constexpr const char* kData = "/usr/share/datasets/fashion-mnist";
 // The E = 8 job of est_consistency_test.cc (8 samples per EST) with a plan.
 std::string ConfigText(const std::string& plan, const std::string& determinism = "d1",
                        const std::string& checkpoint_dir = "", int cpu_threads = 2) {
-  std::ostringstream text;
-  text << "[model]\nname = \"fmnist_cnn\"\n[data]\npath = \"" << kData << "\"\n"
-       << "[train]\nests = 8\nglobal_batch = 64\nlr = 0.05\nmomentum = 0.9\nseed = 1\n"
-       << "steps = 10\ndeterminism = \"" << determinism << "\"\nplan = \"" << plan
-       << "\"\ncpu_threads = " << cpu_threads << "\nthreads = 1\nlog_every = 0\n";
-  if (!checkpoint_dir.empty()) text << "[checkpoint]\ndir = \"" << checkpoint_dir << "\"\n";
-  return text.str();
+  FmnistJob job;
+  job.ests = 8;
+  job.global_batch = 64;
+  job.seed = 1;
+  job.steps = 10;
+  job.determinism = determinism;
+  job.plan = plan;
+  job.extra_train = "cpu_threads = " + std::to_string(cpu_threads) + "\n";
+  job.checkpoint_dir = checkpoint_dir;
+  return FmnistJobText(job);
 }
 
 class PlanConsistency : public ::testing::Test {
