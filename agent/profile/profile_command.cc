@@ -96,8 +96,8 @@ perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
   // block outputs [s, h] per sample; a CNN has no sequence, so s = 1 and h = that block's
   // output floats. V_tp (§4.2) uses the same s*h per layer.
   model.seq_len = facts.seq_len;
-  model.hidden = static_cast<int>(facts.block_outputs[std::max(0, facts.blocks / 2 - 1)] /
-                                  facts.seq_len);
+  model.hidden =
+      static_cast<int>(facts.block_outputs[std::max(0, facts.blocks / 2 - 1)] / facts.seq_len);
   model.global_batch = static_cast<int>(job.train.global_batch);
   // The forward rate depends on the run's intra-op threads, so it is measured per thread count
   // and given per point as Resources::gpu_flops in forward samples/s; one "FLOP" per sample.
@@ -225,6 +225,45 @@ perf::ProfiledRun MakeProfiledRun(const ProfileConfig& config, const PreparedRun
   return measured;
 }
 
+// Per-run and per-thread-count medians over the profile's rounds.
+struct RoundMedians {
+  std::map<int, double> forward_rate;  // intra-op threads -> one worker's forward samples/s
+  std::vector<double> rate;            // per run: training samples/s
+};
+
+// §4.1: the forward time is profiled on one worker; here per intra-op thread count, in every
+// round beside the runs (round-robin), so both see the same drifts of the machine.
+RoundMedians MeasureInRounds(const ProfileConfig& config, const JobConfig& job,
+                             const std::vector<PreparedRun>& prepared, const std::string& agent,
+                             const fs::path& runs_dir, std::ostream& out) {
+  std::map<int, std::vector<double>> forward_rates;  // threads -> forward samples/s per round
+  std::vector<std::vector<double>> rates(prepared.size());  // per run, per round
+  for (const PreparedRun& run : prepared) forward_rates[run.threads];
+  for (std::int64_t round = 0; round < config.repeats; ++round) {
+    const std::string of_rounds =
+        config.repeats > 1
+            ? " (round " + std::to_string(round + 1) + "/" + std::to_string(config.repeats) + ")"
+            : "";
+    for (auto& [threads, samples] : forward_rates) {
+      const double seconds =
+          MeasureForwardSecondsPerSample(job, threads, kForwardWarmup, kForwardReps);
+      samples.push_back(1.0 / seconds);
+      out << "profile: forward " << seconds * 1e6 << " us/sample with " << threads
+          << " intra-op thread(s)" << of_rounds << std::endl;
+    }
+    for (size_t i = 0; i < prepared.size(); ++i) {
+      rates[i].push_back(MeasureRate(config, prepared[i], agent, runs_dir, round));
+      out << "profile: [" << i + 1 << "/" << prepared.size() << "] " << prepared[i].run.label << " "
+          << perf::Describe(prepared[i].plan) << ": " << rates[i].back() << " samples/s"
+          << of_rounds << std::endl;
+    }
+  }
+  RoundMedians medians;
+  for (auto& [threads, samples] : forward_rates) medians.forward_rate[threads] = Median(samples);
+  for (std::vector<double>& run_rates : rates) medians.rate.push_back(Median(run_rates));
+  return medians;
+}
+
 }  // namespace
 
 double ParseBandwidthLine(const std::string& output) {
@@ -284,35 +323,13 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
   out << "profile: bandwidth between ranks " << points.b_intra / 1e9 << " GB/s, host copy "
       << points.b_pcie / 1e9 << " GB/s (" << gradient_bytes << " bytes)" << std::endl;
 
-  // §4.1: the forward time is profiled on one worker; here per intra-op thread count, in every
-  // round beside the runs, so both see the same drifts of the machine.
-  std::map<int, std::vector<double>> forward_rates;  // threads -> forward samples/s per round
-  std::vector<std::vector<double>> rates(prepared.size());  // per run, per round
-  for (std::int64_t round = 0; round < config.repeats; ++round) {
-    const std::string of_rounds =
-        config.repeats > 1
-            ? " (round " + std::to_string(round + 1) + "/" + std::to_string(config.repeats) + ")"
-            : "";
-    for (const PreparedRun& run : prepared) forward_rates[run.threads];
-    for (auto& [threads, samples] : forward_rates) {
-      const double seconds =
-          MeasureForwardSecondsPerSample(job, threads, kForwardWarmup, kForwardReps);
-      samples.push_back(1.0 / seconds);
-      out << "profile: forward " << seconds * 1e6 << " us/sample with " << threads
-          << " intra-op thread(s)" << of_rounds << std::endl;
-    }
-    for (size_t i = 0; i < prepared.size(); ++i) {
-      rates[i].push_back(MeasureRate(config, prepared[i], options.agent_path, runs_dir, round));
-      out << "profile: [" << i + 1 << "/" << prepared.size() << "] " << prepared[i].run.label << " "
-          << perf::Describe(prepared[i].plan) << ": " << rates[i].back() << " samples/s"
-          << of_rounds << std::endl;
-    }
-  }
+  const RoundMedians medians =
+      MeasureInRounds(config, job, prepared, options.agent_path, runs_dir, out);
   for (size_t i = 0; i < prepared.size(); ++i) {
     const PreparedRun& run = prepared[i];
     const perf::Resources resources = RunResources(run, points.b_intra, points.b_pcie,
-                                                   Median(forward_rates.at(run.threads)), cores);
-    points.runs.push_back(MakeProfiledRun(config, run, resources, Median(rates[i]),
+                                                   medians.forward_rate.at(run.threads), cores);
+    points.runs.push_back(MakeProfiledRun(config, run, resources, medians.rate[i],
                                           static_cast<double>(job.train.global_batch)));
   }
   WriteFile(out_dir / "points.json", perf::ProfiledPointsToJson(points));
