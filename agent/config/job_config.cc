@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "agent/config/burst_plan_file.h"
+#include "agent/config/quoted.h"
 #include "agent/data/fashion_mnist_files.h"
 #include "agent/data/text_corpus.h"
 #include "agent/model/registry.h"
@@ -34,8 +35,6 @@ struct Origins {
 std::string FromEnv(const std::string& variable) {
   return variable.empty() ? "" : " (from " + variable + ")";
 }
-
-std::string Quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
 std::string ResolvePath(const std::string& path, const std::string& base_dir) {
   std::filesystem::path p(path);
