@@ -10,18 +10,13 @@
 #include <stdexcept>
 
 #include "agent/common/errors.h"
+#include "agent/common/median.h"
 #include "scheduler/burst/profile_json.h"
 
 namespace elastic::agent {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 double ParamBytes(GraphLayerModule& layer) {
   double bytes = 0.0;

@@ -231,6 +231,28 @@ struct RoundMedians {
   std::vector<double> rate;            // per run: training samples/s
 };
 
+// The measurement's noise, to read the model's errors against (docs/perf-model.md, "Measured
+// accuracy on this machine"): how far each configuration's rates lie apart over the rounds.
+void PrintRoundSpread(const std::vector<PreparedRun>& prepared,
+                      const std::vector<std::vector<double>>& rates,
+                      const std::map<int, std::vector<double>>& forward_rates, std::ostream& out) {
+  std::vector<double> spreads;
+  size_t widest = 0;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    spreads.push_back(RelativeSpread(rates[i]));
+    if (spreads[i] > spreads[widest]) widest = i;
+  }
+  out << std::fixed << std::setprecision(1) << "profile: noise over the " << rates[0].size()
+      << " rounds, (max - min) / median: runs " << 100 * Median(spreads) << " % (median), "
+      << 100 * spreads[widest] << " % (largest: " << prepared[widest].run.label
+      << "); forward pass";
+  for (const auto& [threads, samples] : forward_rates) {
+    out << " " << 100 * RelativeSpread(samples) << " % (" << threads
+        << (threads == 1 ? " thread)" : " threads)");
+  }
+  out << std::defaultfloat << std::setprecision(6) << std::endl;
+}
+
 // §4.1: the forward time is profiled on one worker; here per intra-op thread count, in every
 // round beside the runs (round-robin), so both see the same drifts of the machine.
 RoundMedians MeasureInRounds(const ProfileConfig& config, const JobConfig& job,
@@ -258,6 +280,7 @@ RoundMedians MeasureInRounds(const ProfileConfig& config, const JobConfig& job,
           << of_rounds << std::endl;
     }
   }
+  if (config.repeats > 1) PrintRoundSpread(prepared, rates, forward_rates, out);
   RoundMedians medians;
   for (auto& [threads, samples] : forward_rates) medians.forward_rate[threads] = Median(samples);
   for (std::vector<double>& run_rates : rates) medians.rate.push_back(Median(run_rates));

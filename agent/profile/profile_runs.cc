@@ -58,12 +58,6 @@ std::vector<StepRate> ParseStepRates(std::string_view output) {
   return rates;
 }
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 double MedianMeasuredRate(const std::vector<StepRate>& rates, std::int64_t warmup,
                           std::int64_t measured) {
   std::vector<double> steady;
@@ -79,6 +73,11 @@ double MedianMeasuredRate(const std::vector<StepRate>& rates, std::int64_t warmu
     steady.push_back(found->samples_per_s);
   }
   return Median(std::move(steady));
+}
+
+double RelativeSpread(const std::vector<double>& rates) {
+  const auto [low, high] = std::minmax_element(rates.begin(), rates.end());
+  return (*high - *low) / Median(rates);
 }
 
 }  // namespace elastic::agent

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/common/median.h"
+
 namespace elastic::agent {
 
 struct RunSettings {
@@ -42,7 +44,9 @@ std::vector<StepRate> ParseStepRates(std::string_view output);
 double MedianMeasuredRate(const std::vector<StepRate>& rates, std::int64_t warmup,
                           std::int64_t measured);
 
-// The median of `values` (the mean of the middle two for an even count). REQUIRES: non-empty.
-double Median(std::vector<double> values);
+// How far apart one configuration's per-round rates lie: (largest - smallest) / median. It is
+// the measurement's own noise, printed beside the model's error: a model cannot be judged more
+// finely than the spread of the rates it is compared with. REQUIRES: non-empty, positive median.
+double RelativeSpread(const std::vector<double>& rates);
 
 }  // namespace elastic::agent

@@ -136,6 +136,10 @@ TEST_F(Profile, ProfilesTheTransformerWithTensorParallelismInRounds) {
     }
   }
   EXPECT_NE(run.output.find("(round 2/2)"), std::string::npos) << run.output;
+  // The measurement's noise is reported beside the rates, to judge the fit's errors against.
+  EXPECT_NE(run.output.find("profile: noise over the 2 rounds, (max - min) / median: runs "),
+            std::string::npos)
+      << run.output;
 }
 
 TEST_F(Profile, RefusesARunTheModelCannotDescribeBeforeRunningAnything) {

@@ -1,4 +1,5 @@
-// A profile run's job file, its per-step throughput, the bandwidth line and the CSV.
+// A profile run's job file, its per-step throughput, the spread over rounds, the bandwidth line
+// and the CSV.
 #include "agent/profile/profile_runs.h"
 
 #include <gtest/gtest.h>
@@ -117,6 +118,19 @@ TEST(PointsCsv, OneQuotedPlanPerRow) {
   EXPECT_EQ(csv.substr(0, csv.find(',')), "label");
   EXPECT_NE(csv.find("\nw2-offload,\"dp=2+zero-2+offload,c=2\",2,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",1500.25\n"), std::string::npos) << csv;
+}
+
+TEST(RoundSpread, RangeOverTheMedian) {
+  // Rates of one configuration over five rounds, one in the host's slow phase.
+  EXPECT_DOUBLE_EQ(RelativeSpread({4000.0, 2700.0, 4100.0, 3900.0, 4050.0}),
+                   (4100.0 - 2700.0) / 4000.0);
+  EXPECT_DOUBLE_EQ(RelativeSpread({1000.0, 1000.0}), 0.0);
+  EXPECT_DOUBLE_EQ(RelativeSpread({900.0, 1100.0}), 200.0 / 1000.0);
+}
+
+TEST(RoundSpread, MedianOfEvenAndOddCounts) {
+  EXPECT_DOUBLE_EQ(Median({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_DOUBLE_EQ(Median({4.0, 1.0, 3.0, 2.0}), 2.5);
 }
 
 }  // namespace
