@@ -3,12 +3,15 @@
 // prints the shortest text that parses back to the same double).
 #include "scheduler/perf/perf_json.h"
 
+#include <array>
 #include <cmath>
-#include <initializer_list>
+#include <cstddef>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
+#include <variant>
+#include <vector>
 
 namespace elastic::perf {
 namespace {
@@ -28,8 +31,8 @@ class Reader {
   }
 
   // `object` is an object whose keys are all in `known` and include every one of `required`.
-  bool Keys(const json& object, const std::string& path, std::initializer_list<const char*> known,
-            std::initializer_list<const char*> required) {
+  bool Keys(const json& object, const std::string& path, const std::vector<const char*>& known,
+            const std::vector<const char*>& required) {
     if (!ok()) return false;
     if (!object.is_object()) return Fail(path, "expected an object, got " + Short(object));
     std::set<std::string> names(known.begin(), known.end());
@@ -53,8 +56,8 @@ class Reader {
     const json& value = object.at(key);
     if (!value.is_number() || !std::isfinite(value.get<double>()) ||
         value.get<double>() < minimum) {
-      Fail(Join(path, key), "expected a number >= " + FormatDouble(minimum) + ", got " +
-                                Short(value));
+      Fail(Join(path, key),
+           "expected a number >= " + FormatDouble(minimum) + ", got " + Short(value));
       return;
     }
     out = value.get<double>();
@@ -66,8 +69,8 @@ class Reader {
     const json& value = object.at(key);
     if (!value.is_number_integer() || value.get<long long>() < minimum ||
         value.get<long long>() > std::numeric_limits<int>::max()) {
-      Fail(Join(path, key), "expected an integer >= " + std::to_string(minimum) + ", got " +
-                                Short(value));
+      Fail(Join(path, key),
+           "expected an integer >= " + std::to_string(minimum) + ", got " + Short(value));
       return;
     }
     out = static_cast<int>(value.get<long long>());
@@ -110,9 +113,7 @@ class Reader {
     std::string text = value.dump();
     return text.size() > 60 ? text.substr(0, 57) + "..." : text;
   }
-  static std::string FormatDouble(double value) {
-    return json(value).dump();
-  }
+  static std::string FormatDouble(double value) { return json(value).dump(); }
 
   std::string error_;
 };
@@ -127,56 +128,106 @@ Checked<T> Parse(std::string_view text, json& root) {
   return Checked<T>::Ok(T{});
 }
 
+// ---- Field tables ---------------------------------------------------------------------------
+
+// One member of a struct as one key of its JSON object, with the least value a reader accepts
+// (bools have none). A struct's table is its only list of keys: the writer, the key check and
+// the reader all walk it.
+template <typename S>
+struct Field {
+  const char* key;
+  std::variant<int S::*, double S::*, bool S::*> member;
+  double minimum = 0;
+};
+
+template <typename S, std::size_t N>
+json FieldsToJson(const S& value, const std::array<Field<S>, N>& fields) {
+  json object = json::object();
+  for (const Field<S>& field : fields) {
+    std::visit([&](auto member) { object[field.key] = value.*member; }, field.member);
+  }
+  return object;
+}
+
+template <typename S, std::size_t N>
+std::vector<const char*> FieldKeys(const std::array<Field<S>, N>& fields) {
+  std::vector<const char*> keys;
+  for (const Field<S>& field : fields) keys.push_back(field.key);
+  return keys;
+}
+
+// Reads the keys `object` has; absent ones keep `out`'s values (the caller checked the keys).
+template <typename S, std::size_t N>
+void ReadFields(Reader& reader, const json& object, const std::string& path,
+                const std::array<Field<S>, N>& fields, S& out) {
+  for (const Field<S>& field : fields) {
+    if (auto* member = std::get_if<int S::*>(&field.member)) {
+      reader.Integer(object, path, field.key, static_cast<int>(field.minimum), out.**member);
+    } else if (auto* number = std::get_if<double S::*>(&field.member)) {
+      reader.Number(object, path, field.key, field.minimum, out.**number);
+    } else {
+      reader.Bool(object, path, field.key, out.*std::get<bool S::*>(field.member));
+    }
+  }
+}
+
+const std::array<Field<ModelDesc>, 13> kModelFields = {{
+    {"params", &ModelDesc::params, 1},
+    {"layers", &ModelDesc::layers, 1},
+    {"seq_len", &ModelDesc::seq_len},
+    {"hidden", &ModelDesc::hidden},
+    {"global_batch", &ModelDesc::global_batch, 1},
+    {"fwd_s_per_sample", &ModelDesc::fwd_s_per_sample},
+    {"fwd_flops_per_sample", &ModelDesc::fwd_flops_per_sample},
+    {"activation_bytes_per_sample", &ModelDesc::activation_bytes_per_sample},
+    {"gc_checkpoint_bytes_per_sample_layer", &ModelDesc::gc_checkpoint_bytes_per_sample_layer},
+    {"weight_bytes", &ModelDesc::weight_bytes},
+    {"grad_bytes", &ModelDesc::grad_bytes},
+    {"optimizer_bytes", &ModelDesc::optimizer_bytes},
+    {"activation_elem_bytes", &ModelDesc::activation_elem_bytes},
+}};
+
+const std::array<Field<ExecutionPlan>, 9> kPlanFields = {{
+    {"dp", &ExecutionPlan::dp, 1},
+    {"tp", &ExecutionPlan::tp, 1},
+    {"pp", &ExecutionPlan::pp, 1},
+    {"ga_steps", &ExecutionPlan::ga_steps, 1},
+    {"micro_batches", &ExecutionPlan::micro_batches, 1},
+    {"gc", &ExecutionPlan::gc},
+    {"zero_stage", &ExecutionPlan::zero_stage},
+    {"offload", &ExecutionPlan::offload},
+    {"cpu_threads", &ExecutionPlan::cpu_threads},
+}};
+
+const std::array<Field<Resources>, 9> kResourceFields = {{
+    {"gpus", &Resources::gpus, 1},
+    {"gpus_per_node", &Resources::gpus_per_node, 1},
+    {"cpus", &Resources::cpus},
+    {"gpu_mem_bytes", &Resources::gpu_mem_bytes},
+    {"host_mem_bytes", &Resources::host_mem_bytes},
+    {"b_intra", &Resources::b_intra},
+    {"b_inter", &Resources::b_inter},
+    {"b_pcie", &Resources::b_pcie},
+    {"gpu_flops", &Resources::gpu_flops},
+}};
+
 // ---- ModelDesc ------------------------------------------------------------------------------
 
-json ModelToJson(const ModelDesc& model) {
-  return json{{"params", model.params},
-              {"layers", model.layers},
-              {"seq_len", model.seq_len},
-              {"hidden", model.hidden},
-              {"global_batch", model.global_batch},
-              {"fwd_s_per_sample", model.fwd_s_per_sample},
-              {"fwd_flops_per_sample", model.fwd_flops_per_sample},
-              {"activation_bytes_per_sample", model.activation_bytes_per_sample},
-              {"gc_checkpoint_bytes_per_sample_layer", model.gc_checkpoint_bytes_per_sample_layer},
-              {"weight_bytes", model.weight_bytes},
-              {"grad_bytes", model.grad_bytes},
-              {"optimizer_bytes", model.optimizer_bytes},
-              {"activation_elem_bytes", model.activation_elem_bytes}};
-}
+json ModelToJson(const ModelDesc& model) { return FieldsToJson(model, kModelFields); }
 
 ModelDesc ModelFromJson(Reader& reader, const json& object, const std::string& path,
                         bool all_required) {
-  std::initializer_list<const char*> known = {
-      "params",       "layers",       "seq_len",
-      "hidden",       "global_batch", "fwd_s_per_sample",
-      "fwd_flops_per_sample", "activation_bytes_per_sample",
-      "gc_checkpoint_bytes_per_sample_layer", "weight_bytes",
-      "grad_bytes",   "optimizer_bytes", "activation_elem_bytes"};
+  const std::vector<const char*> known = FieldKeys(kModelFields);
   ModelDesc model;
   if (!reader.Keys(object, path, known,
-                   all_required ? known : std::initializer_list<const char*>{"params",
-                                                                             "global_batch"})) {
+                   all_required ? known : std::vector<const char*>{"params", "global_batch"})) {
     return model;
   }
-  reader.Number(object, path, "params", 1, model.params);
-  reader.Integer(object, path, "layers", 1, model.layers);
-  reader.Integer(object, path, "seq_len", 0, model.seq_len);
-  reader.Integer(object, path, "hidden", 0, model.hidden);
-  reader.Integer(object, path, "global_batch", 1, model.global_batch);
-  reader.Number(object, path, "fwd_s_per_sample", 0, model.fwd_s_per_sample);
-  reader.Number(object, path, "fwd_flops_per_sample", 0, model.fwd_flops_per_sample);
-  reader.Number(object, path, "activation_bytes_per_sample", 0,
-                model.activation_bytes_per_sample);
-  reader.Number(object, path, "gc_checkpoint_bytes_per_sample_layer", 0,
-                model.gc_checkpoint_bytes_per_sample_layer);
-  reader.Number(object, path, "weight_bytes", 0, model.weight_bytes);
-  reader.Number(object, path, "grad_bytes", 0, model.grad_bytes);
-  reader.Number(object, path, "optimizer_bytes", 0, model.optimizer_bytes);
-  reader.Number(object, path, "activation_elem_bytes", 0, model.activation_elem_bytes);
+  ReadFields(reader, object, path, kModelFields, model);
   if (reader.ok() && model.fwd_s_per_sample == 0 && model.fwd_flops_per_sample == 0) {
-    reader.Fail(path, "needs fwd_s_per_sample > 0 or fwd_flops_per_sample > 0 (the forward time "
-                      "is the model's only compute input, Rubick §4.1)");
+    reader.Fail(path,
+                "needs fwd_s_per_sample > 0 or fwd_flops_per_sample > 0 (the forward time "
+                "is the model's only compute input, Rubick §4.1)");
   }
   return model;
 }
@@ -191,8 +242,8 @@ json ParamsToJson(const PerfParams& params) {
 }
 
 PerfParams ParamsFromJson(Reader& reader, const json& object, const std::string& path) {
-  std::initializer_list<const char*> names = {"k_bwd", "k_sync", "k_opt",  "k_opt_off",
-                                              "k_off", "k_swap", "k_const"};
+  std::vector<const char*> names;
+  for (int i = 0; i < kNumPerfParams; ++i) names.push_back(ParamName(i).data());
   ParamVector values = ToVector(PerfParams{});
   if (!reader.Keys(object, path, names, names)) return PerfParams{};
   for (int i = 0; i < kNumPerfParams; ++i) {
@@ -204,63 +255,25 @@ PerfParams ParamsFromJson(Reader& reader, const json& object, const std::string&
 
 // ---- ExecutionPlan and Resources ------------------------------------------------------------
 
-json PlanToJson(const ExecutionPlan& plan) {
-  return json{{"dp", plan.dp},
-              {"tp", plan.tp},
-              {"pp", plan.pp},
-              {"ga_steps", plan.ga_steps},
-              {"micro_batches", plan.micro_batches},
-              {"gc", plan.gc},
-              {"zero_stage", plan.zero_stage},
-              {"offload", plan.offload},
-              {"cpu_threads", plan.cpu_threads}};
-}
+json PlanToJson(const ExecutionPlan& plan) { return FieldsToJson(plan, kPlanFields); }
 
 ExecutionPlan PlanFromJson(Reader& reader, const json& object, const std::string& path) {
-  std::initializer_list<const char*> names = {"dp",         "tp",      "pp",
-                                              "ga_steps",   "micro_batches", "gc",
-                                              "zero_stage", "offload", "cpu_threads"};
+  const std::vector<const char*> names = FieldKeys(kPlanFields);
   ExecutionPlan plan;
-  if (!reader.Keys(object, path, names, names)) return plan;
-  reader.Integer(object, path, "dp", 1, plan.dp);
-  reader.Integer(object, path, "tp", 1, plan.tp);
-  reader.Integer(object, path, "pp", 1, plan.pp);
-  reader.Integer(object, path, "ga_steps", 1, plan.ga_steps);
-  reader.Integer(object, path, "micro_batches", 1, plan.micro_batches);
-  reader.Bool(object, path, "gc", plan.gc);
-  reader.Integer(object, path, "zero_stage", 0, plan.zero_stage);
-  reader.Bool(object, path, "offload", plan.offload);
-  reader.Integer(object, path, "cpu_threads", 0, plan.cpu_threads);
+  if (reader.Keys(object, path, names, names)) ReadFields(reader, object, path, kPlanFields, plan);
   return plan;
 }
 
 json ResourcesToJson(const Resources& resources) {
-  return json{{"gpus", resources.gpus},
-              {"gpus_per_node", resources.gpus_per_node},
-              {"cpus", resources.cpus},
-              {"gpu_mem_bytes", resources.gpu_mem_bytes},
-              {"host_mem_bytes", resources.host_mem_bytes},
-              {"b_intra", resources.b_intra},
-              {"b_inter", resources.b_inter},
-              {"b_pcie", resources.b_pcie},
-              {"gpu_flops", resources.gpu_flops}};
+  return FieldsToJson(resources, kResourceFields);
 }
 
 Resources ResourcesFromJson(Reader& reader, const json& object, const std::string& path) {
-  std::initializer_list<const char*> names = {"gpus",          "gpus_per_node", "cpus",
-                                              "gpu_mem_bytes", "host_mem_bytes", "b_intra",
-                                              "b_inter",       "b_pcie",        "gpu_flops"};
+  const std::vector<const char*> names = FieldKeys(kResourceFields);
   Resources resources;
-  if (!reader.Keys(object, path, names, names)) return resources;
-  reader.Integer(object, path, "gpus", 1, resources.gpus);
-  reader.Integer(object, path, "gpus_per_node", 1, resources.gpus_per_node);
-  reader.Integer(object, path, "cpus", 0, resources.cpus);
-  reader.Number(object, path, "gpu_mem_bytes", 0, resources.gpu_mem_bytes);
-  reader.Number(object, path, "host_mem_bytes", 0, resources.host_mem_bytes);
-  reader.Number(object, path, "b_intra", 0, resources.b_intra);
-  reader.Number(object, path, "b_inter", 0, resources.b_inter);
-  reader.Number(object, path, "b_pcie", 0, resources.b_pcie);
-  reader.Number(object, path, "gpu_flops", 0, resources.gpu_flops);
+  if (reader.Keys(object, path, names, names)) {
+    ReadFields(reader, object, path, kResourceFields, resources);
+  }
   return resources;
 }
 
@@ -318,8 +331,8 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
   Reader reader;
   FittedModel fitted;
   reader.Keys(root, "",
-              {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie",
-               "points", "rmsle", "fit_points"},
+              {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie", "points",
+               "rmsle", "fit_points"},
               {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie"});
   reader.Format(root, kFittedModelFormat);
   reader.String(root, "", "model_name", fitted.model_name);
@@ -333,7 +346,7 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
     if (!points.is_array()) reader.Fail("fit_points", "expected an array");
     for (size_t i = 0; reader.ok() && i < points.size(); ++i) {
       const std::string path = "fit_points[" + std::to_string(i) + "]";
-      std::initializer_list<const char*> names = {"plan", "resources", "throughput"};
+      const std::vector<const char*> names = {"plan", "resources", "throughput"};
       if (!reader.Keys(points[i], path, names, names)) break;
       fitted.fit_points.push_back(PointFromJson(reader, points[i], path));
     }
@@ -369,8 +382,8 @@ Checked<ProfiledPoints> ProfiledPointsFromJson(std::string_view text) {
   if (auto parsed = Parse<ProfiledPoints>(text, root); !parsed) return parsed;
   Reader reader;
   ProfiledPoints points;
-  std::initializer_list<const char*> top = {"format",  "model_name", "model", "b_intra",
-                                            "b_inter", "b_pcie",     "runs"};
+  const std::vector<const char*> top = {"format",  "model_name", "model", "b_intra",
+                                        "b_inter", "b_pcie",     "runs"};
   reader.Keys(root, "", top, top);
   reader.Format(root, kProfiledPointsFormat);
   reader.String(root, "", "model_name", points.model_name);
@@ -381,10 +394,9 @@ Checked<ProfiledPoints> ProfiledPointsFromJson(std::string_view text) {
   for (size_t i = 0; reader.ok() && i < root.at("runs").size(); ++i) {
     const json& object = root.at("runs").at(i);
     std::string path = "runs[" + std::to_string(i) + "]";
-    std::initializer_list<const char*> names = {"label",          "plan",
-                                                "resources",      "throughput",
-                                                "intra_threads",  "measured_steps",
-                                                "median_step_s"};
+    const std::vector<const char*> names = {"label",        "plan",          "resources",
+                                            "throughput",   "intra_threads", "measured_steps",
+                                            "median_step_s"};
     ProfiledRun run;
     if (!reader.Keys(object, path, names, names)) break;
     reader.String(object, path, "label", run.label);
