@@ -21,6 +21,7 @@
 #include "agent/profile/points_csv.h"
 #include "agent/profile/profile_config.h"
 #include "agent/profile/profile_runs.h"
+#include "agent/supervisor/plan_selection.h"
 #include "scheduler/common/toml_reader.h"
 #include "scheduler/perf/perf_model.h"
 
@@ -99,6 +100,7 @@ perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
   model.hidden =
       static_cast<int>(facts.block_outputs[std::max(0, facts.blocks / 2 - 1)] / facts.seq_len);
   model.global_batch = static_cast<int>(job.train.global_batch);
+  model.gradient_exchange = GradientExchangeUnder(job.train.determinism);
   // The forward rate depends on the run's intra-op threads, so it is measured per thread count
   // and given per point as Resources::gpu_flops in forward samples/s; one "FLOP" per sample.
   model.fwd_s_per_sample = 0;

@@ -75,6 +75,14 @@ std::string AgentRefusal(Plan word, const PlanRequest& request, int ranks) {
   return {};
 }
 
+}  // namespace
+
+perf::GradientExchange GradientExchangeUnder(Determinism determinism) {
+  return determinism == Determinism::kD0 ? perf::GradientExchange::kRankPartials
+                                         : perf::GradientExchange::kEstSlots;
+}
+
+namespace {
 
 // The model description for what the agent runs: the busiest rank hosts a = ceil(E / W) ESTs
 // of b / E samples (E = 8 on W = 3: 3, 3, 2), and the step waits for it, so the batch is that of
@@ -82,6 +90,7 @@ std::string AgentRefusal(Plan word, const PlanRequest& request, int ranks) {
 perf::ModelDesc AgentModelDesc(const perf::FittedModel& model, const PlanRequest& request,
                                const perf::ExecutionPlan& plan) {
   perf::ModelDesc desc = model.model;
+  desc.gradient_exchange = GradientExchangeUnder(request.determinism);
   const std::int64_t est_batch = request.global_batch / std::max<std::int64_t>(1, request.ests);
   desc.global_batch = static_cast<int>(static_cast<std::int64_t>(plan.dp) * plan.ga_steps *
                                        plan.micro_batches * est_batch);

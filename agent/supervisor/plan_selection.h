@@ -21,6 +21,7 @@
 #include "scheduler/common/job_options.h"
 #include "scheduler/perf/checked.h"
 #include "scheduler/perf/perf_json.h"
+#include "scheduler/perf/perf_model.h"
 #include "scheduler/perf/plan.h"
 
 namespace elastic::agent {
@@ -78,6 +79,12 @@ perf::Checked<perf::IterationTime> PredictAgentPlan(const perf::FittedModel& mod
                                                     const PlanRequest& request,
                                                     const NodeAllocation& allocation,
                                                     const perf::ExecutionPlan& plan);
+
+// How the agent's data-parallel ranks combine gradients under `determinism`, for the
+// performance model's V_dp: d0 gathers one rank-order partial sum per rank; every other level
+// gathers each EST's own gradient (ZeRO: each shard's pieces of them), so that every rank folds
+// them in EST order (agent/train/gradient_stash.h, agent/plan/sharded_update.cc).
+perf::GradientExchange GradientExchangeUnder(Determinism determinism);
 
 // The plan for this generation. `auto`: the fastest of the agent's plans the determinism level
 // admits and memory fits (see SelectionOptions::min_gain). A fixed plan is kept, checked:

@@ -213,17 +213,42 @@ const std::array<Field<Resources>, 9> kResourceFields = {{
 
 // ---- ModelDesc ------------------------------------------------------------------------------
 
-json ModelToJson(const ModelDesc& model) { return FieldsToJson(model, kModelFields); }
+json ModelToJson(const ModelDesc& model) {
+  json object = FieldsToJson(model, kModelFields);
+  object["gradient_exchange"] = GradientExchangeName(model.gradient_exchange);
+  return object;
+}
+
+// Absent (files written before the key existed) reads as Rubick's ring all-reduce.
+void ReadGradientExchange(Reader& reader, const json& object, const std::string& path,
+                          GradientExchange& out) {
+  std::string name;
+  reader.String(object, path, "gradient_exchange", name);
+  if (!reader.ok() || name.empty()) return;
+  for (GradientExchange exchange : {GradientExchange::kRingAllReduce,
+                                    GradientExchange::kRankPartials, GradientExchange::kEstSlots}) {
+    if (name == GradientExchangeName(exchange)) {
+      out = exchange;
+      return;
+    }
+  }
+  reader.Fail(
+      Reader::Join(path, "gradient_exchange"),
+      "expected \"ring-all-reduce\", \"rank-partials\" or \"est-slots\", got \"" + name + "\"");
+}
 
 ModelDesc ModelFromJson(Reader& reader, const json& object, const std::string& path,
                         bool all_required) {
-  const std::vector<const char*> known = FieldKeys(kModelFields);
+  const std::vector<const char*> fields = FieldKeys(kModelFields);
+  std::vector<const char*> known = fields;
+  known.push_back("gradient_exchange");
   ModelDesc model;
   if (!reader.Keys(object, path, known,
-                   all_required ? known : std::vector<const char*>{"params", "global_batch"})) {
+                   all_required ? fields : std::vector<const char*>{"params", "global_batch"})) {
     return model;
   }
   ReadFields(reader, object, path, kModelFields, model);
+  ReadGradientExchange(reader, object, path, model.gradient_exchange);
   if (reader.ok() && model.fwd_s_per_sample == 0 && model.fwd_flops_per_sample == 0) {
     reader.Fail(path,
                 "needs fwd_s_per_sample > 0 or fwd_flops_per_sample > 0 (the forward time "

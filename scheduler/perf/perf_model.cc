@@ -137,6 +137,41 @@ std::string CheckPlan(const ModelDesc& model, const Resources& resources,
   return {};
 }
 
+std::string_view GradientExchangeName(GradientExchange exchange) {
+  switch (exchange) {
+    case GradientExchange::kRingAllReduce:
+      return "ring-all-reduce";
+    case GradientExchange::kRankPartials:
+      return "rank-partials";
+    case GradientExchange::kEstSlots:
+      return "est-slots";
+  }
+  return "ring-all-reduce";
+}
+
+double DataParallelBytes(const ModelDesc& model, const ExecutionPlan& plan) {
+  const double d = plan.dp;
+  // S: the gradient bytes of one worker's part of the model (its TP shard of its PP stage).
+  const double s = model.params * model.grad_bytes / (plan.tp * plan.pp);
+  const double ests_per_worker = static_cast<double>(plan.ga_steps) * plan.micro_batches;  // a
+  switch (model.gradient_exchange) {
+    case GradientExchange::kRingAllReduce:
+      break;
+    case GradientExchange::kRankPartials:
+      // Every worker receives the other d - 1 partial sums whole; d0 runs no ZeRO across ranks.
+      if (plan.zero_stage == 0) return s * (d - 1);
+      break;
+    case GradientExchange::kEstSlots:
+      // Replicated: every worker gathers the (d - 1) a gradients of the ESTs it does not host.
+      // ZeRO: the owner of each 1/d shard receives its piece from those ESTs (an all-to-all),
+      // then gathers the others' updated shards: S (d-1) a / d + S (d-1) / d.
+      return plan.zero_stage == 0 ? s * ests_per_worker * (d - 1)
+                                  : s * (d - 1) * (ests_per_worker + 1) / d;
+  }
+  // §4.1: V_dp = P * 2(d-1) / (d*t*p)  (ring all-reduce; also the ZeRO series)
+  return s * 2 * (d - 1) / d;
+}
+
 Checked<IterationTime> PredictIteration(const ModelDesc& model, const Resources& resources,
                                         const ExecutionPlan& plan, const PerfParams& k) {
   if (std::string why = CheckPlan(model, resources, plan); !why.empty()) {
@@ -158,8 +193,7 @@ Checked<IterationTime> PredictIteration(const ModelDesc& model, const Resources&
   it.bwd = k.k_bwd * it.fwd + (plan.gc ? it.fwd : 0.0);
 
   // §4.1 "Modeling T_comm": T_comm = V / B; V = 0 when that dimension's size is 1.
-  // V_dp = P * 2(d-1) / (d*t*p)  (ring all-reduce; also the ZeRO series)
-  if (plan.dp > 1) it.comm_dp = param_bytes * 2 * (d - 1) / (d * t * p) / bw.dp;
+  if (plan.dp > 1) it.comm_dp = DataParallelBytes(model, plan) / bw.dp;
   // V_tp = 4 * 2 * (t-1) * b*s*h*l / (d*t)  (4 all-reduces per layer, Megatron)
   if (plan.tp > 1) {
     it.comm_tp = 4 * 2 * (t - 1) * b * s * h * l / (d * t) * model.activation_elem_bytes / bw.tp;

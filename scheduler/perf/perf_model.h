@@ -14,6 +14,17 @@
 
 namespace elastic::perf {
 
+// How data-parallel workers combine their gradients, which sets V_dp (§4.1). Rubick assumes a
+// ring all-reduce (NCCL). The EST runtime gathers gradients instead, so that every rank folds them
+// in one fixed order (docs/consistency.md): one partial sum per rank under d0, and every EST's own
+// gradient under d1, d2 and statistical, a volume that grows with the ESTs a rank hosts.
+enum class GradientExchange {
+  kRingAllReduce,  // Rubick: V_dp = 2 S (d-1) / d, also ZeRO's reduce-scatter + all-gather
+  kRankPartials,   // all-gather of d rank-order partial sums: S (d-1)
+  kEstSlots,       // all-gather of all E = a d EST gradients: S a (d-1); ZeRO: S (d-1) (a+1) / d
+};
+std::string_view GradientExchangeName(GradientExchange exchange);  // "ring-all-reduce", ...
+
 // What the model knows about the network being trained (Table 1 "Job Model" and "Others").
 struct ModelDesc {
   double params = 0;     // P: parameter count
@@ -36,6 +47,7 @@ struct ModelDesc {
   double grad_bytes = 2;  // also the bytes per gradient element on the wire (V_dp, T_off)
   double optimizer_bytes = 12;
   double activation_elem_bytes = 2;  // bytes per activation element on the wire (V_tp, V_pp)
+  GradientExchange gradient_exchange = GradientExchange::kRingAllReduce;
 
   bool Supports3d() const { return seq_len > 0 && hidden > 0; }
 };
@@ -107,6 +119,10 @@ double OverlapTime(double x, double y, double k);
 double ForwardSecondsPerSample(const ModelDesc& model, const Resources& resources);
 
 GroupBandwidths Bandwidths(const Resources& resources, const ExecutionPlan& plan);
+
+// V_dp: the bytes one data-parallel worker exchanges per iteration to combine gradients (and,
+// under ZeRO, to gather the updated parameters); 0 when d = 1.
+double DataParallelBytes(const ModelDesc& model, const ExecutionPlan& plan);
 
 // Why `plan` cannot run `model` on `resources` (structure only, not memory); empty if it can.
 std::string CheckPlan(const ModelDesc& model, const Resources& resources,

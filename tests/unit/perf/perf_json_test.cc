@@ -47,8 +47,8 @@ TEST(FittedModelJson, RoundTripsEveryDoubleBitExactly) {
   for (int i = 0; i < kNumPerfParams; ++i) EXPECT_TRUE(SameBits(a[i], b[i])) << ParamName(i);
   EXPECT_TRUE(SameBits(in.model.params, out->model.params));
   EXPECT_TRUE(SameBits(in.model.fwd_s_per_sample, out->model.fwd_s_per_sample));
-  EXPECT_TRUE(SameBits(in.model.activation_bytes_per_sample,
-                       out->model.activation_bytes_per_sample));
+  EXPECT_TRUE(
+      SameBits(in.model.activation_bytes_per_sample, out->model.activation_bytes_per_sample));
   EXPECT_EQ(in.model.layers, out->model.layers);
   EXPECT_EQ(in.model.seq_len, out->model.seq_len);
   EXPECT_EQ(in.model.hidden, out->model.hidden);
@@ -152,17 +152,14 @@ TEST(FittedModelJson, RefusesMalformedInputNamingTheField) {
       {"array", "[1, 2]", "expected an object"},
       {"wrong format", Replace(good, "elastic-perf-fitted/1", "elastic-perf-points/1"),
        "format: expected \"elastic-perf-fitted/1\""},
-      {"missing params", Replace(good, "\"params\": {", "\"paramz\": {"),
-       "unknown key"},
+      {"missing params", Replace(good, "\"params\": {", "\"paramz\": {"), "unknown key"},
       {"missing k_sync", Replace(good, "\"k_sync\"", "\"k_synk\""), "params.k_synk: unknown key"},
       {"negative bandwidth", ReplaceValue(good, "b_inter", "-1"),
        "b_inter: expected a number >= 0"},
-      {"string number", ReplaceValue(good, "k_bwd", "\"2\""),
-       "params.k_bwd: expected a number"},
+      {"string number", ReplaceValue(good, "k_bwd", "\"2\""), "params.k_bwd: expected a number"},
       {"float batch", ReplaceValue(good, "global_batch", "8.5"),
        "model.global_batch: expected an integer >= 1"},
-      {"zero params", ReplaceValue(good, "params", "0"),
-       "model.params: expected a number >= 1"},
+      {"zero params", ReplaceValue(good, "params", "0"), "model.params: expected a number >= 1"},
       {"empty name", Replace(good, "\"model_name\": \"fmnist_cnn\"", "\"model_name\": \"\""),
        "model_name: expected a non-empty string"},
   };
@@ -176,6 +173,28 @@ TEST(FittedModelJson, RefusesMalformedInputNamingTheField) {
   Checked<FittedModel> out = FittedModelFromJson(R"({"format": "elastic-perf-fitted/1"})");
   ASSERT_FALSE(out);
   EXPECT_NE(out.error.find("model_name: missing"), std::string::npos) << out.error;
+}
+
+TEST(FittedModelJson, GradientExchangeRoundTripsAndDefaultsToTheRing) {
+  FittedModel in = AwkwardFit();
+  in.model.gradient_exchange = GradientExchange::kEstSlots;
+  const std::string text = FittedModelToJson(in);
+  EXPECT_NE(text.find("\"gradient_exchange\": \"est-slots\""), std::string::npos) << text;
+  Checked<FittedModel> out = FittedModelFromJson(text);
+  ASSERT_TRUE(out) << out.error;
+  EXPECT_EQ(out->model.gradient_exchange, GradientExchange::kEstSlots);
+  // Files written before the key existed describe Rubick's ring all-reduce.
+  Checked<FittedModel> old =
+      FittedModelFromJson(Replace(text, "\"gradient_exchange\": \"est-slots\",", ""));
+  ASSERT_TRUE(old) << old.error;
+  EXPECT_EQ(old->model.gradient_exchange, GradientExchange::kRingAllReduce);
+  Checked<FittedModel> bad =
+      FittedModelFromJson(ReplaceValue(text, "gradient_exchange", "\"nccl\""));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error.find("model.gradient_exchange: expected \"ring-all-reduce\", "
+                           "\"rank-partials\" or \"est-slots\", got \"nccl\""),
+            std::string::npos)
+      << bad.error;
 }
 
 ProfiledPoints TwoRuns() {
@@ -214,8 +233,8 @@ TEST(ProfiledPointsJson, RoundTripsBitExactly) {
   EXPECT_TRUE(SameBits(out->b_intra, in.b_intra));
   EXPECT_TRUE(SameBits(out->runs[0].point.throughput, in.runs[0].point.throughput));
   EXPECT_TRUE(SameBits(out->runs[0].median_step_s, in.runs[0].median_step_s));
-  EXPECT_TRUE(SameBits(out->runs[0].point.resources.gpu_flops,
-                       in.runs[0].point.resources.gpu_flops));
+  EXPECT_TRUE(
+      SameBits(out->runs[0].point.resources.gpu_flops, in.runs[0].point.resources.gpu_flops));
   EXPECT_EQ(out->runs[1].point.plan, in.runs[1].point.plan);
   EXPECT_EQ(out->runs[1].label, "w2-t1-zero-offload-c2");
   EXPECT_EQ(out->runs[1].point.resources.gpus_per_node, 2);

@@ -77,6 +77,37 @@ TEST(PredictIteration, ZeroDpPartitionsTheOptimizerStep) {
   EXPECT_DOUBLE_EQ(zero.cc, dp.cc);
 }
 
+// S = 2 bytes x 1e8 = 2e8 bytes of gradients per worker; NVLink 1e10 B/s.
+TEST(PredictIteration, EstRuntimeGathersEveryEstsGradient) {
+  ModelDesc est = SmallModel();
+  est.gradient_exchange = GradientExchange::kEstSlots;
+  // d = 2, a = 4: each worker gathers the other worker's 4 EST gradients, 4 S, where the ring
+  // all-reduce of their sum moves 2 S (d-1)/d = S: a d / 2 = 4 times the volume.
+  const ExecutionPlan ga{.dp = 2, .ga_steps = 4};
+  EXPECT_DOUBLE_EQ(Predict(OneNode(2), ga, est).comm_dp, 4 * 2e8 / 1e10);
+  EXPECT_DOUBLE_EQ(Predict(OneNode(2), ga).comm_dp, 2e8 / 1e10);
+  // a = 1, d = 2: one EST per worker, the same bytes as the ring.
+  EXPECT_DOUBLE_EQ(Predict(OneNode(2), {.dp = 2}, est).comm_dp,
+                   Predict(OneNode(2), {.dp = 2}).comm_dp);
+  // d = 4, a = 2: 2 x 3 gathered gradients = 6 S.
+  EXPECT_DOUBLE_EQ(Predict(OneNode(4), {.dp = 4, .ga_steps = 2}, est).comm_dp, 6 * 2e8 / 1e10);
+  // ZeRO: the owner of each quarter receives the 6 other ESTs' pieces of it (6 S / 4), then
+  // gathers the 3 other quarters of parameters (3 S / 4).
+  EXPECT_DOUBLE_EQ(Predict(OneNode(4), {.dp = 4, .ga_steps = 2, .zero_stage = 2}, est).comm_dp,
+                   (6.0 / 4 + 3.0 / 4) * 2e8 / 1e10);
+  // The more volume is on the critical path: T_cc grows with it.
+  EXPECT_GT(Predict(OneNode(2), ga, est).cc, Predict(OneNode(2), ga).cc);
+}
+
+TEST(PredictIteration, RankPartialsAreGatheredWhole) {
+  ModelDesc d0 = SmallModel();
+  d0.gradient_exchange = GradientExchange::kRankPartials;
+  // d0: each worker gathers the other d - 1 partial sums, whatever a is.
+  EXPECT_DOUBLE_EQ(Predict(OneNode(4), {.dp = 4, .ga_steps = 2}, d0).comm_dp, 3 * 2e8 / 1e10);
+  EXPECT_DOUBLE_EQ(DataParallelBytes(d0, {.dp = 1}), 0.0);
+  EXPECT_EQ(GradientExchangeName(GradientExchange::kRankPartials), "rank-partials");
+}
+
 TEST(PredictIteration, TensorParallel) {
   // t = 2 on one node: forward time halves; V_tp = 4*2*(t-1) * b*s*h*l / (d*t) elements of
   // 2 bytes = 8 * 8*128*256*4 / 2 * 2 = 8388608 bytes over 1e10 B/s; T_opt = k_opt P / (t*p).
