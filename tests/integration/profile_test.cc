@@ -72,6 +72,8 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   EXPECT_EQ(points->model_name, "fmnist_cnn");
   EXPECT_GT(points->model.params, 1000);  // counted from the real model
   EXPECT_EQ(points->model.global_batch, 64);
+  // The job trains at d1: its ranks gather every EST's gradient (V_dp, perf_model.h).
+  EXPECT_EQ(points->model.gradient_exchange, perf::GradientExchange::kEstSlots);
   EXPECT_GT(points->b_intra, 0);  // measured between two ranks
   EXPECT_GT(points->b_pcie, 0);   // measured host copy
   ASSERT_EQ(points->runs.size(), 2u);
