@@ -4,7 +4,7 @@
 # threads x dp/ga/gc/zero-dp/zero-offload c=1,2/pp) with real mpirun ranks on Fashion-MNIST,
 # then `elastic-plan fit` fits the model's 7 parameters on 7 of them (3 ZeRO-Offload) and
 # predicts the other 16: prints every prediction and the average and maximum relative error
-# (target avg <= 5%, max <= 10%; Rubick reports 7.4% / 10.4%). About 3-6 minutes.
+# (target avg <= 5%, max <= 10%; Rubick reports 7.4% / 10.4%). About 8 minutes.
 #
 #   bench/perf_fit.sh [--build DIR] [--out DIR] [--profile FILE]
 #   (--out keeps points.json, fitted.json, runs/; --profile defaults to bench/perf_fit.toml, and
