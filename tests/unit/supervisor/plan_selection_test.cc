@@ -101,6 +101,25 @@ TEST(PlanSelection, DeterministicLevelsNeverGetTp) {
   EXPECT_EQ(s->plan.tp, 4);
 }
 
+TEST(PlanSelection, PredictsTheGradientExchangeOfTheDeterminismLevel) {
+  EXPECT_EQ(GradientExchangeUnder(Determinism::kD0), perf::GradientExchange::kRankPartials);
+  for (Determinism level : {Determinism::kD1, Determinism::kD2, Determinism::kStatistical}) {
+    EXPECT_EQ(GradientExchangeUnder(level), perf::GradientExchange::kEstSlots);
+  }
+  // Gradient sync on the critical path (TpFriendly: 1e9 parameters, k_sync = 1, slow network):
+  // on 2 ranks of 4 ESTs each, d1 gathers 4 EST gradients where d0 gathers one partial sum, so
+  // the same dp plan is predicted slower; on one rank there is no exchange and they agree.
+  auto d0 = SelectPlan(TpFriendly(), Request(Plan::kDp, Determinism::kD0), Nodes(2));
+  auto d1 = SelectPlan(TpFriendly(), Request(Plan::kDp, Determinism::kD1), Nodes(2));
+  ASSERT_TRUE(d0 && d1) << d0.error << d1.error;
+  EXPECT_EQ(d0->plan, d1->plan);
+  EXPECT_LT(d1->predicted_samples_per_s, 0.5 * d0->predicted_samples_per_s);
+  auto one_d0 = SelectPlan(TpFriendly(), Request(Plan::kDp, Determinism::kD0), Nodes(1));
+  auto one_d1 = SelectPlan(TpFriendly(), Request(Plan::kDp, Determinism::kD1), Nodes(1));
+  ASSERT_TRUE(one_d0 && one_d1) << one_d0.error << one_d1.error;
+  EXPECT_DOUBLE_EQ(one_d0->predicted_samples_per_s, one_d1->predicted_samples_per_s);
+}
+
 TEST(PlanSelection, D0OnSeveralRanksNeverGetsZero) {
   for (int n = 2; n <= 8; ++n) {
     auto s = SelectPlan(OptimizerHeavy(), Request(Plan::kAuto, Determinism::kD0), Nodes(n));
