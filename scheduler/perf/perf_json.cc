@@ -4,119 +4,23 @@
 #include "scheduler/perf/perf_json.h"
 
 #include <array>
-#include <cmath>
 #include <cstddef>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
-#include <variant>
 #include <vector>
+
+#include "scheduler/perf/json_reader.h"
 
 namespace elastic::perf {
 namespace {
 
+using json_detail::Field;
+using json_detail::FieldKeys;
+using json_detail::FieldsToJson;
+using json_detail::Reader;
+using json_detail::ReadFields;
 using nlohmann::json;
-
-// Reads one document; the first problem is kept in error() and every later call is a no-op, so
-// the field lists below read as plain sequences.
-class Reader {
- public:
-  const std::string& error() const { return error_; }
-  bool ok() const { return error_.empty(); }
-
-  bool Fail(const std::string& path, const std::string& what) {
-    if (ok()) error_ = (path.empty() ? std::string("(top level)") : path) + ": " + what;
-    return false;
-  }
-
-  // `object` is an object whose keys are all in `known` and include every one of `required`.
-  bool Keys(const json& object, const std::string& path, const std::vector<const char*>& known,
-            const std::vector<const char*>& required) {
-    if (!ok()) return false;
-    if (!object.is_object()) return Fail(path, "expected an object, got " + Short(object));
-    std::set<std::string> names(known.begin(), known.end());
-    for (const auto& item : object.items()) {
-      if (!names.count(item.key())) {
-        std::string list;
-        for (const char* name : known) list += (list.empty() ? "" : ", ") + std::string(name);
-        return Fail(Join(path, item.key()), "unknown key (expected one of: " + list + ")");
-      }
-    }
-    for (const char* name : required) {
-      if (!object.contains(name)) return Fail(Join(path, name), "missing");
-    }
-    return true;
-  }
-
-  // A finite number >= minimum; absent and optional: `out` keeps its value.
-  void Number(const json& object, const std::string& path, const char* key, double minimum,
-              double& out) {
-    if (!ok() || !object.contains(key)) return;
-    const json& value = object.at(key);
-    if (!value.is_number() || !std::isfinite(value.get<double>()) ||
-        value.get<double>() < minimum) {
-      Fail(Join(path, key),
-           "expected a number >= " + FormatDouble(minimum) + ", got " + Short(value));
-      return;
-    }
-    out = value.get<double>();
-  }
-
-  void Integer(const json& object, const std::string& path, const char* key, int minimum,
-               int& out) {
-    if (!ok() || !object.contains(key)) return;
-    const json& value = object.at(key);
-    if (!value.is_number_integer() || value.get<long long>() < minimum ||
-        value.get<long long>() > std::numeric_limits<int>::max()) {
-      Fail(Join(path, key),
-           "expected an integer >= " + std::to_string(minimum) + ", got " + Short(value));
-      return;
-    }
-    out = static_cast<int>(value.get<long long>());
-  }
-
-  void Bool(const json& object, const std::string& path, const char* key, bool& out) {
-    if (!ok() || !object.contains(key)) return;
-    const json& value = object.at(key);
-    if (!value.is_boolean()) {
-      Fail(Join(path, key), "expected true or false, got " + Short(value));
-      return;
-    }
-    out = value.get<bool>();
-  }
-
-  void String(const json& object, const std::string& path, const char* key, std::string& out) {
-    if (!ok() || !object.contains(key)) return;
-    const json& value = object.at(key);
-    if (!value.is_string() || value.get<std::string>().empty()) {
-      Fail(Join(path, key), "expected a non-empty string, got " + Short(value));
-      return;
-    }
-    out = value.get<std::string>();
-  }
-
-  void Format(const json& root, std::string_view expected) {
-    std::string format;
-    String(root, "", "format", format);
-    if (ok() && format != expected) {
-      Fail("format", "expected \"" + std::string(expected) + "\", got \"" + format + "\"");
-    }
-  }
-
-  static std::string Join(const std::string& path, const std::string& key) {
-    return path.empty() ? key : path + "." + key;
-  }
-
- private:
-  static std::string Short(const json& value) {
-    std::string text = value.dump();
-    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-  }
-  static std::string FormatDouble(double value) { return json(value).dump(); }
-
-  std::string error_;
-};
 
 template <typename T>
 Checked<T> Parse(std::string_view text, json& root) {
@@ -129,47 +33,6 @@ Checked<T> Parse(std::string_view text, json& root) {
 }
 
 // ---- Field tables ---------------------------------------------------------------------------
-
-// One member of a struct as one key of its JSON object, with the least value a reader accepts
-// (bools have none). A struct's table is its only list of keys: the writer, the key check and
-// the reader all walk it.
-template <typename S>
-struct Field {
-  const char* key;
-  std::variant<int S::*, double S::*, bool S::*> member;
-  double minimum = 0;
-};
-
-template <typename S, std::size_t N>
-json FieldsToJson(const S& value, const std::array<Field<S>, N>& fields) {
-  json object = json::object();
-  for (const Field<S>& field : fields) {
-    std::visit([&](auto member) { object[field.key] = value.*member; }, field.member);
-  }
-  return object;
-}
-
-template <typename S, std::size_t N>
-std::vector<const char*> FieldKeys(const std::array<Field<S>, N>& fields) {
-  std::vector<const char*> keys;
-  for (const Field<S>& field : fields) keys.push_back(field.key);
-  return keys;
-}
-
-// Reads the keys `object` has; absent ones keep `out`'s values (the caller checked the keys).
-template <typename S, std::size_t N>
-void ReadFields(Reader& reader, const json& object, const std::string& path,
-                const std::array<Field<S>, N>& fields, S& out) {
-  for (const Field<S>& field : fields) {
-    if (auto* member = std::get_if<int S::*>(&field.member)) {
-      reader.Integer(object, path, field.key, static_cast<int>(field.minimum), out.**member);
-    } else if (auto* number = std::get_if<double S::*>(&field.member)) {
-      reader.Number(object, path, field.key, field.minimum, out.**number);
-    } else {
-      reader.Bool(object, path, field.key, out.*std::get<bool S::*>(field.member));
-    }
-  }
-}
 
 const std::array<Field<ModelDesc>, 13> kModelFields = {{
     {"params", &ModelDesc::params, 1},
@@ -225,16 +88,20 @@ void ReadGradientExchange(Reader& reader, const json& object, const std::string&
   std::string name;
   reader.String(object, path, "gradient_exchange", name);
   if (!reader.ok() || name.empty()) return;
-  for (GradientExchange exchange : {GradientExchange::kRingAllReduce,
-                                    GradientExchange::kRankPartials, GradientExchange::kEstSlots}) {
+  std::string expected;  // "a", "b" or "c"
+  for (std::size_t i = 0; i < kGradientExchanges.size(); ++i) {
+    const GradientExchange exchange = kGradientExchanges[i];
     if (name == GradientExchangeName(exchange)) {
       out = exchange;
       return;
     }
+    expected += std::string(i == 0                              ? ""
+                            : i + 1 < kGradientExchanges.size() ? ", "
+                                                                : " or ") +
+                "\"" + std::string(GradientExchangeName(exchange)) + "\"";
   }
-  reader.Fail(
-      Reader::Join(path, "gradient_exchange"),
-      "expected \"ring-all-reduce\", \"rank-partials\" or \"est-slots\", got \"" + name + "\"");
+  reader.Fail(Reader::Join(path, "gradient_exchange"),
+              "expected " + expected + ", got \"" + name + "\"");
 }
 
 ModelDesc ModelFromJson(Reader& reader, const json& object, const std::string& path,

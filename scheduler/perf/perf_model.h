@@ -23,6 +23,8 @@ enum class GradientExchange {
   kRankPartials,   // all-gather of d rank-order partial sums: S (d-1)
   kEstSlots,       // all-gather of all E = a d EST gradients: S a (d-1); ZeRO: S (d-1) (a+1) / d
 };
+inline constexpr std::array<GradientExchange, 3> kGradientExchanges = {
+    GradientExchange::kRingAllReduce, GradientExchange::kRankPartials, GradientExchange::kEstSlots};
 std::string_view GradientExchangeName(GradientExchange exchange);  // "ring-all-reduce", ...
 
 // What the model knows about the network being trained (Table 1 "Job Model" and "Others").
