@@ -4,7 +4,8 @@
 # threads x dp/ga/gc/zero-dp/zero-offload c=1,2/pp) with real mpirun ranks on Fashion-MNIST,
 # then `elastic-plan fit` fits the model's 7 parameters on 7 of them (3 ZeRO-Offload) and
 # predicts the other 16: prints every prediction and the average and maximum relative error
-# (target avg <= 5%, max <= 10%; Rubick reports 7.4% / 10.4%). About 8 minutes.
+# (target avg <= 5%, max <= 10%; Rubick reports 7.4% / 10.4%), for the rates scaled to the
+# host's quiet speed and for the plain medians (agent/profile/host_speed.h). About 9 minutes.
 #
 #   bench/perf_fit.sh [--build DIR] [--out DIR] [--profile FILE]
 #   (--out keeps points.json, fitted.json, runs/; --profile defaults to bench/perf_fit.toml, and
@@ -33,5 +34,13 @@ echo "perf_fit: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s)
 "$build/agent/elastic-agent" profile --config "$profile" --out "$out"
 echo "perf_fit: profile took $(($(date +%s) - start)) s"
+# points.json holds the rates scaled to the host's quiet speed by the host probe;
+# points.plain.json, written beside it, the plain medians: both fitted, so one run compares them.
+if [[ -f $out/points.plain.json ]]; then
+  echo "perf_fit: plain medians (points.plain.json):"
+  "$build/scheduler/burst/elastic-plan" fit --points "$out/points.plain.json" \
+    --out "$out/fitted.plain.json" | tail -3
+  echo "perf_fit: scaled to the quiet host (points.json):"
+fi
 "$build/scheduler/burst/elastic-plan" fit --points "$out/points.json" --out "$out/fitted.json"
 echo "perf_fit: load average after $(cut -d' ' -f1-3 /proc/loadavg)"

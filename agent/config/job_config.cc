@@ -83,6 +83,7 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   }
   if (auto v = reader.Integer("train.log_every", 0, kMaxInt)) t.log_every = *v;
   if (auto v = reader.Integer("train.step_timeout_s", 0, kMaxInt)) t.step_timeout_s = *v;
+  if (auto v = reader.Bool("train.host_probe")) t.host_probe = *v;
   if (auto v = reader.String("train.perf_model"); v && !v->empty()) {
     t.perf_model = ResolvePath(*v, base_dir);
   }

@@ -92,6 +92,9 @@ struct JobConfig {
     std::string burst_workers_origin;  // "" = train.burst_workers, else the variable's name
     std::int64_t log_every = kDefaultLogEvery;  // progress line interval in steps; 0 = none
     std::int64_t step_timeout_s = kDefaultStepTimeoutS;  // stalled-peer watchdog; 0 = off
+    // Profiling aid: time a fixed kernel before each step, outside the step's time, and add
+    // its slowest rank's time to the progress lines (probe_ms=; agent/train/host_probe.h).
+    bool host_probe = false;
     Scaling scaling = kDefaultScaling;
     // A fitted.json (scheduler/perf/perf_json.h) the supervisor predicts plans with; empty =
     // its built-in model (agent/supervisor/default_perf_model.h). Absolute after loading.

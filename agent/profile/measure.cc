@@ -12,7 +12,8 @@
 #include "agent/data/dataset.h"
 #include "agent/model/model.h"
 #include "agent/model/registry.h"
-#include "agent/profile/profile_runs.h"
+#include "agent/common/median.h"
+#include "agent/train/host_probe.h"
 #include "agent/train/trainer.h"
 
 namespace elastic::agent {
@@ -50,7 +51,8 @@ ModelFacts InspectModel(const JobConfig& config) {
   return facts;
 }
 
-double MeasureForwardSecondsPerSample(const JobConfig& config, int threads, int warmup, int reps) {
+std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, int warmup, int reps,
+                                         bool host_probe) {
   JobConfig timed = config;
   timed.train.threads = threads;
   std::shared_ptr<Model> model = SeededModel(timed);
@@ -58,14 +60,15 @@ double MeasureForwardSecondsPerSample(const JobConfig& config, int threads, int 
   const std::int64_t batch = config.est_batch();
   Dataset data = LoadTrainingSet(config);
   torch::Tensor images = data.images.narrow(0, 0, batch).contiguous();
-  std::vector<double> seconds;
+  std::vector<Probed> passes;
   for (int i = 0; i < warmup + reps; ++i) {
+    const double probe_ms = host_probe ? TimeHostProbe(threads) : 0.0;
     Clock::time_point start = Clock::now();
     torch::Tensor logits = model->forward(images);
     const double elapsed = SecondsSince(start);
-    if (i >= warmup) seconds.push_back(elapsed / static_cast<double>(batch));
+    if (i >= warmup) passes.push_back({elapsed / static_cast<double>(batch), probe_ms});
   }
-  return Median(std::move(seconds));
+  return passes;
 }
 
 double MeasureHostCopyBandwidth(std::size_t bytes, int reps) {

@@ -12,6 +12,7 @@
 
 #include "agent/comm/communicator.h"
 #include "agent/config/job_config.h"
+#include "agent/profile/host_speed.h"
 
 namespace elastic::agent {
 
@@ -30,10 +31,12 @@ struct ModelFacts {
 // training set (Fashion-MNIST or the text corpus, LoadTrainingSet) through its blocks.
 ModelFacts InspectModel(const JobConfig& config);
 
-// Median seconds per sample of the model's training-mode forward pass over the job's per-EST
+// Seconds per sample of the model's training-mode forward pass over the job's per-EST
 // micro-batch (train.global_batch / train.ests samples of the training split), with `threads`
-// intra-op threads, after `warmup` unmeasured passes; `reps` measured passes.
-double MeasureForwardSecondsPerSample(const JobConfig& config, int threads, int warmup, int reps);
+// intra-op threads, after `warmup` unmeasured passes: one entry per each of the `reps` measured
+// passes, with the host probe's time just before it when `host_probe` (else 0).
+std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, int warmup, int reps,
+                                         bool host_probe);
 
 // Median bytes/s of memcpy between two host buffers of `bytes` bytes over `reps` copies.
 double MeasureHostCopyBandwidth(std::size_t bytes, int reps);

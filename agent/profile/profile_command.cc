@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "agent/common/errors.h"
+#include "agent/common/median.h"
 #include "agent/config/job_config.h"
 #include "agent/plan/execution_plan.h"
 #include "agent/profile/child_process.h"
@@ -21,6 +22,7 @@
 #include "agent/profile/points_csv.h"
 #include "agent/profile/profile_config.h"
 #include "agent/profile/profile_runs.h"
+#include "agent/profile/round_estimates.h"
 #include "agent/supervisor/plan_selection.h"
 #include "scheduler/common/toml_reader.h"
 #include "scheduler/perf/perf_model.h"
@@ -168,6 +170,7 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
   settings.cpu_threads = run.cpu_threads > 0 ? run.cpu_threads : job.train.cpu_threads;
   settings.steps = config.warmup_steps + config.measured_steps;
   settings.data_path = job.data.path;
+  settings.host_probe = config.host_probe;
   prepared.job_file = runs_dir / (run.label + ".toml");
   WriteFile(prepared.job_file, JobTomlForRun(job_text, config.job_path, settings));
   JobConfig resolved = LoadJobConfig(prepared.job_file.string(), kNoEnvironment);
@@ -194,9 +197,9 @@ double MeasureMachinePeerBandwidth(const ProfileConfig& config, const std::strin
   return ParseBandwidthLine(result.output);
 }
 
-// One round of `prepared`: the median step rate of its measured steps (samples/s). The log is
+// One round of `prepared`: its measured steps (samples/s, and the host probe's time). The log is
 // runs/<label>.log, or runs/<label>.r<round>.log when there are several rounds.
-double MeasureRate(const ProfileConfig& config, const PreparedRun& prepared,
+std::vector<Probed> MeasureSteps(const ProfileConfig& config, const PreparedRun& prepared,
                    const std::string& agent, const fs::path& runs_dir, std::int64_t round) {
   ChildResult result = RunChild(MpirunArgv(
       config, prepared.run.workers, {agent, "train", "--config", prepared.job_file.string()}));
@@ -208,8 +211,17 @@ double MeasureRate(const ProfileConfig& config, const PreparedRun& prepared,
                         std::to_string(result.status) + "; its output ends:\n" +
                         Tail(result.output, 15));
   }
-  return MedianMeasuredRate(ParseStepRates(result.output), config.warmup_steps,
-                            config.measured_steps);
+  std::vector<Probed> steps;
+  for (const StepRate& step : MeasuredSteps(ParseStepRates(result.output), config.warmup_steps,
+                                            config.measured_steps)) {
+    if (config.host_probe && !(step.probe_ms > 0)) {
+      throw TrainingError("profile: run \"" + prepared.run.label + "\": step " +
+                          std::to_string(step.step) +
+                          " has no positive probe_ms on its progress line (host_probe = true)");
+    }
+    steps.push_back({step.samples_per_s, step.probe_ms});
+  }
+  return steps;
 }
 
 perf::ProfiledRun MakeProfiledRun(const ProfileConfig& config, const PreparedRun& prepared,
@@ -227,66 +239,53 @@ perf::ProfiledRun MakeProfiledRun(const ProfileConfig& config, const PreparedRun
   return measured;
 }
 
-// Per-run and per-thread-count medians over the profile's rounds.
-struct RoundMedians {
-  std::map<int, double> forward_rate;  // intra-op threads -> one worker's forward samples/s
-  std::vector<double> rate;            // per run: training samples/s
-};
-
-// The measurement's noise, to read the model's errors against (docs/perf-model.md, "Measured
-// accuracy on this machine"): how far each configuration's rates lie apart over the rounds.
-void PrintRoundSpread(const std::vector<PreparedRun>& prepared,
-                      const std::vector<std::vector<double>>& rates,
-                      const std::map<int, std::vector<double>>& forward_rates, std::ostream& out) {
-  std::vector<double> spreads;
-  size_t widest = 0;
-  for (size_t i = 0; i < rates.size(); ++i) {
-    spreads.push_back(RelativeSpread(rates[i]));
-    if (spreads[i] > spreads[widest]) widest = i;
-  }
-  out << std::fixed << std::setprecision(1) << "profile: noise over the " << rates[0].size()
-      << " rounds, (max - min) / median: runs " << 100 * Median(spreads) << " % (median), "
-      << 100 * spreads[widest] << " % (largest: " << prepared[widest].run.label
-      << "); forward pass";
-  for (const auto& [threads, samples] : forward_rates) {
-    out << " " << 100 * RelativeSpread(samples) << " % (" << threads
-        << (threads == 1 ? " thread)" : " threads)");
-  }
-  out << std::defaultfloat << std::setprecision(6) << std::endl;
-}
-
 // §4.1: the forward time is profiled on one worker; here per intra-op thread count, in every
 // round beside the runs (round-robin), so both see the same drifts of the machine.
-RoundMedians MeasureInRounds(const ProfileConfig& config, const JobConfig& job,
-                             const std::vector<PreparedRun>& prepared, const std::string& agent,
-                             const fs::path& runs_dir, std::ostream& out) {
-  std::map<int, std::vector<double>> forward_rates;  // threads -> forward samples/s per round
-  std::vector<std::vector<double>> rates(prepared.size());  // per run, per round
-  for (const PreparedRun& run : prepared) forward_rates[run.threads];
+RoundMeasurements MeasureInRounds(const ProfileConfig& config, const JobConfig& job,
+                                  const std::vector<PreparedRun>& prepared,
+                                  const std::string& agent, const fs::path& runs_dir,
+                                  std::ostream& out) {
+  RoundMeasurements measured;
+  for (const PreparedRun& run : prepared) {
+    measured.labels.push_back(run.run.label);
+    measured.threads.push_back(run.threads);
+  }
+  measured.steps.resize(prepared.size());
+  for (const PreparedRun& run : prepared) measured.forward[run.threads];
   for (std::int64_t round = 0; round < config.repeats; ++round) {
     const std::string of_rounds =
         config.repeats > 1
             ? " (round " + std::to_string(round + 1) + "/" + std::to_string(config.repeats) + ")"
             : "";
-    for (auto& [threads, samples] : forward_rates) {
-      const double seconds =
-          MeasureForwardSecondsPerSample(job, threads, kForwardWarmup, kForwardReps);
-      samples.push_back(1.0 / seconds);
-      out << "profile: forward " << seconds * 1e6 << " us/sample with " << threads
-          << " intra-op thread(s)" << of_rounds << std::endl;
+    for (auto& [threads, rounds] : measured.forward) {
+      rounds.push_back(MeasureForwardPasses(job, threads, kForwardWarmup, kForwardReps,
+                                            config.host_probe));
+      out << "profile: forward " << Median(Values(rounds.back())) * 1e6 << " us/sample with "
+          << threads << " intra-op thread(s)" << of_rounds << std::endl;
     }
     for (size_t i = 0; i < prepared.size(); ++i) {
-      rates[i].push_back(MeasureRate(config, prepared[i], agent, runs_dir, round));
+      measured.steps[i].push_back(MeasureSteps(config, prepared[i], agent, runs_dir, round));
       out << "profile: [" << i + 1 << "/" << prepared.size() << "] " << prepared[i].run.label << " "
-          << perf::Describe(prepared[i].plan) << ": " << rates[i].back() << " samples/s"
-          << of_rounds << std::endl;
+          << perf::Describe(prepared[i].plan) << ": " << Median(Values(measured.steps[i].back()))
+          << " samples/s" << of_rounds << std::endl;
     }
   }
-  if (config.repeats > 1) PrintRoundSpread(prepared, rates, forward_rates, out);
-  RoundMedians medians;
-  for (auto& [threads, samples] : forward_rates) medians.forward_rate[threads] = Median(samples);
-  for (std::vector<double>& run_rates : rates) medians.rate.push_back(Median(run_rates));
-  return medians;
+  return measured;
+}
+
+// points.json's content from the estimates of the runs' rates and forward rates.
+perf::ProfiledPoints WithEstimates(perf::ProfiledPoints points, const ProfileConfig& config,
+                                   const JobConfig& job, const std::vector<PreparedRun>& prepared,
+                                   const Estimates& estimates) {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    const PreparedRun& run = prepared[i];
+    const perf::Resources resources = RunResources(run, points.b_intra, points.b_pcie,
+                                                   estimates.forward_rate.at(run.threads), cores);
+    points.runs.push_back(MakeProfiledRun(config, run, resources, estimates.rate[i],
+                                          static_cast<double>(job.train.global_batch)));
+  }
+  return points;
 }
 
 }  // namespace
@@ -339,7 +338,6 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
       << " runs of " << config.warmup_steps << " + " << config.measured_steps << " steps, "
       << config.repeats << " round(s)" << std::endl;
 
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
   // Bandwidths at the size that moves in a step: the model's fp32 gradients.
   const auto gradient_bytes = static_cast<std::size_t>(facts.params * kFloatBytes);
   points.b_pcie = MeasureHostCopyBandwidth(gradient_bytes, kBandwidthReps);
@@ -348,18 +346,25 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
   out << "profile: bandwidth between ranks " << points.b_intra / 1e9 << " GB/s, host copy "
       << points.b_pcie / 1e9 << " GB/s (" << gradient_bytes << " bytes)" << std::endl;
 
-  const RoundMedians medians =
+  const RoundMeasurements measured =
       MeasureInRounds(config, job, prepared, options.agent_path, runs_dir, out);
-  for (size_t i = 0; i < prepared.size(); ++i) {
-    const PreparedRun& run = prepared[i];
-    const perf::Resources resources = RunResources(run, points.b_intra, points.b_pcie,
-                                                   medians.forward_rate.at(run.threads), cores);
-    points.runs.push_back(MakeProfiledRun(config, run, resources, medians.rate[i],
-                                          static_cast<double>(job.train.global_batch)));
+  const perf::ProfiledPoints plain =
+      WithEstimates(points, config, job, prepared, PlainEstimates(measured));
+  if (config.host_probe) {
+    const HostScaling scaling = FitHostScaling(measured);
+    PrintRoundNoise(measured, &scaling, out);
+    // The plain medians beside the scaled ones, so a fit on each can be compared.
+    WriteFile(out_dir / "points.plain.json", perf::ProfiledPointsToJson(plain));
+    points = WithEstimates(points, config, job, prepared, QuietHostEstimates(measured, scaling));
+  } else {
+    if (config.repeats > 1) PrintRoundNoise(measured, nullptr, out);
+    points = plain;
   }
   WriteFile(out_dir / "points.json", perf::ProfiledPointsToJson(points));
   WriteFile(out_dir / "points.csv", ProfiledPointsToCsv(points));
-  out << "profile: wrote " << (out_dir / "points.json").string() << " and points.csv" << std::endl;
+  out << "profile: wrote " << (out_dir / "points.json").string() << " and points.csv"
+      << (config.host_probe ? " (at the quiet host), points.plain.json (plain medians)" : "")
+      << std::endl;
   return points;
 }
 

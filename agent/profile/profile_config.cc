@@ -67,6 +67,14 @@ class Reader {
     return node->as_string()->get();
   }
 
+  std::optional<bool> Bool(const toml::table& table, const std::string& prefix,
+                           const char* key) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_boolean()) Fail(node, prefix + key, "expected true or false");
+    return node->as_boolean()->get();
+  }
+
  private:
   std::string source_;
 };
@@ -154,7 +162,9 @@ ProfileConfig ParseProfileConfig(std::string_view text, const std::string& sourc
                       ": invalid TOML: " + std::string(e.description()));
   }
   Reader reader(source_name);
-  reader.OnlyKeys(root, "", {"job", "warmup_steps", "measured_steps", "repeats", "mpirun", "run"});
+  reader.OnlyKeys(root, "",
+                  {"job", "warmup_steps", "measured_steps", "repeats", "host_probe", "mpirun",
+                   "run"});
   ProfileConfig config;
   auto job = reader.String(root, "", "job");
   if (!job) reader.Fail(nullptr, "job", "missing: expected the job config (TOML) to profile");
@@ -164,6 +174,7 @@ ProfileConfig ParseProfileConfig(std::string_view text, const std::string& sourc
   config.measured_steps =
       reader.Integer(root, "", "measured_steps", 1, kMaxSteps).value_or(config.measured_steps);
   config.repeats = reader.Integer(root, "", "repeats", 1, kMaxRepeats).value_or(config.repeats);
+  config.host_probe = reader.Bool(root, "", "host_probe").value_or(config.host_probe);
   config.mpirun = reader.String(root, "", "mpirun").value_or(config.mpirun);
   const toml::node* runs = root.get("run");
   if (runs == nullptr || !runs->is_array_of_tables() || runs->as_array()->empty()) {

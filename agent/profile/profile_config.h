@@ -38,6 +38,9 @@ struct ProfileConfig {
   // Rounds over the whole run list (round-robin, so slow drifts of the machine hit every run
   // alike); a point's throughput and the forward rates are medians over the rounds.
   std::int64_t repeats = kDefaultProfileRepeats;
+  // Time the host probe before every measured step and forward pass, and scale each to the
+  // host's quiet speed (agent/profile/host_speed.h); the plain medians are written beside.
+  bool host_probe = true;
   std::string mpirun = "mpirun";  // launcher for W > 1 (and W = 1, so every run is alike)
   std::vector<ProfileRun> runs;
 };

@@ -34,6 +34,7 @@ std::string JobTomlForRun(std::string_view job_text, const std::string& source_n
   train.insert_or_assign("cpu_threads", settings.cpu_threads);
   train.insert_or_assign("steps", settings.steps);
   train.insert_or_assign("log_every", std::int64_t{1});
+  train.insert_or_assign("host_probe", settings.host_probe);
   // Relative paths would now resolve against the run file's directory: data.path is made
   // absolute; train.perf_model (the supervisor's fitted.json, unused by `train`) is dropped.
   train.erase("perf_model");
@@ -45,7 +46,8 @@ std::string JobTomlForRun(std::string_view job_text, const std::string& source_n
 }
 
 std::vector<StepRate> ParseStepRates(std::string_view output) {
-  static const std::regex line(R"((?:^|\n)step=(\d+) loss=\S+ samples_per_s=([0-9.eE+-]+))");
+  static const std::regex line(
+      R"((?:^|\n)step=(\d+) loss=\S+ samples_per_s=([0-9.eE+-]+)(?: probe_ms=([0-9.eE+-]+))?)");
   std::vector<StepRate> rates;
   const std::string text(output);
   for (auto it = std::sregex_iterator(text.begin(), text.end(), line);
@@ -53,14 +55,15 @@ std::vector<StepRate> ParseStepRates(std::string_view output) {
     StepRate rate;
     rate.step = std::stoll((*it)[1].str());
     rate.samples_per_s = std::stod((*it)[2].str());
+    if ((*it)[3].matched) rate.probe_ms = std::stod((*it)[3].str());
     rates.push_back(rate);
   }
   return rates;
 }
 
-double MedianMeasuredRate(const std::vector<StepRate>& rates, std::int64_t warmup,
-                          std::int64_t measured) {
-  std::vector<double> steady;
+std::vector<StepRate> MeasuredSteps(const std::vector<StepRate>& rates, std::int64_t warmup,
+                                    std::int64_t measured) {
+  std::vector<StepRate> steady;
   for (std::int64_t step = warmup + 1; step <= warmup + measured; ++step) {
     auto found = std::find_if(rates.begin(), rates.end(),
                               [step](const StepRate& rate) { return rate.step == step; });
@@ -70,7 +73,16 @@ double MedianMeasuredRate(const std::vector<StepRate>& rates, std::int64_t warmu
                           " progress lines; expected steps 1 to " +
                           std::to_string(warmup + measured) + ")");
     }
-    steady.push_back(found->samples_per_s);
+    steady.push_back(*found);
+  }
+  return steady;
+}
+
+double MedianMeasuredRate(const std::vector<StepRate>& rates, std::int64_t warmup,
+                          std::int64_t measured) {
+  std::vector<double> steady;
+  for (const StepRate& rate : MeasuredSteps(rates, warmup, measured)) {
+    steady.push_back(rate.samples_per_s);
   }
   return Median(std::move(steady));
 }

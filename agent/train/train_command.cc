@@ -1,6 +1,7 @@
 // RunTrainCommand: resume, the step loop with progress reporting, and when to checkpoint.
 #include "agent/train/train_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "agent/plan/execution_plan.h"
 #include "agent/train/background_job.h"
 #include "agent/train/checkpoint_signals.h"
+#include "agent/train/host_probe.h"
 #include "agent/train/step_watchdog.h"
 #include "agent/train/trainer.h"
 
@@ -34,30 +36,44 @@ std::string FormatLoss(double loss) {
   return text;
 }
 
-// Throughput since the previous progress line, so the number tracks the current speed.
+// Throughput since the previous progress line, so the number tracks the current speed. Time the
+// host probe spent is left out (Exclude), and the line names the slowest probe since the last.
 class ProgressMeter {
  public:
   // `first_step`: the step training starts from (a resumed run's checkpoint step).
   ProgressMeter(std::int64_t global_batch, std::int64_t first_step)
       : global_batch_(global_batch), since_step_(first_step) {}
 
+  // The host probe ran for `elapsed` (not training) and measured `probe_ms`.
+  void Exclude(Clock::duration elapsed, double probe_ms) {
+    excluded_ += elapsed;
+    probe_ms_ = std::max(probe_ms_, probe_ms);
+  }
+
   void Print(std::ostream& out, std::int64_t step, double loss) {
     Clock::time_point now = Clock::now();
-    double seconds = std::chrono::duration<double>(now - since_).count();
+    double seconds = std::chrono::duration<double>(now - since_ - excluded_).count();
     double rate =
         seconds > 0 ? static_cast<double>((step - since_step_) * global_batch_) / seconds : 0.0;
-    char text[128];
-    std::snprintf(text, sizeof text, "step=%lld loss=%s samples_per_s=%.1f",
-                  static_cast<long long>(step), FormatLoss(loss).c_str(), rate);
+    char text[160];
+    int length = std::snprintf(text, sizeof text, "step=%lld loss=%s samples_per_s=%.1f",
+                               static_cast<long long>(step), FormatLoss(loss).c_str(), rate);
+    if (probe_ms_ > 0) {
+      std::snprintf(text + length, sizeof text - length, " probe_ms=%.3f", probe_ms_);
+    }
     out << text << std::endl;  // flush: Slurm output files should show progress as it happens
     since_ = now;
     since_step_ = step;
+    excluded_ = Clock::duration::zero();
+    probe_ms_ = 0;
   }
 
  private:
   std::int64_t global_batch_;
   Clock::time_point since_ = Clock::now();
   std::int64_t since_step_;
+  Clock::duration excluded_ = Clock::duration::zero();
+  double probe_ms_ = 0;
 };
 
 std::int64_t StopStep(const JobConfig& config, const TrainOptions& options) {
@@ -287,6 +303,12 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
   bool first_step_reported = false;
   StepWatchdog watchdog(std::chrono::seconds(config.train.step_timeout_s));
   while (trainer.completed_steps() < stop) {
+    if (config.train.host_probe) {
+      const Clock::time_point probe_start = Clock::now();
+      const double probe_ms =
+          TimeHostProbeOnEveryRank(world, static_cast<int>(config.train.threads));
+      meter.Exclude(Clock::now() - probe_start, probe_ms);
+    }
     trainer.RunStep();
     watchdog.Beat();
     const std::int64_t step = trainer.completed_steps();

@@ -30,7 +30,8 @@ struct TrainOutcome {
 // Trains to the stop step (until_step, else train.steps), starting from the newest valid
 // checkpoint in checkpoint.dir if there is one (else from step 0). When `options.primary`,
 // writes to `out` a start line, a progress line every train.log_every steps
-// (`step=<N> loss=<float> samples_per_s=<float>`) and last the contract line
+// (`step=<N> loss=<float> samples_per_s=<float>`, with ` probe_ms=<float>` appended under
+// train.host_probe) and last the contract line
 // `elastic-agent: step=<N> loss=<float> params_sha256=<64 hex>`; a run resumed at its stop step
 // trains nothing and prints the same contract line again.
 //

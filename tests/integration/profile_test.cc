@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -94,6 +95,27 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   EXPECT_TRUE(fs::exists(out / "runs" / "w1-tjob-dp.toml"));
   EXPECT_NE(ReadAll(out / "runs" / "w1-tjob-dp.log").find("step=3 loss="), std::string::npos);
 
+  // The host probe is on by default: every step line of both runs (the 2-rank one gathers its
+  // ranks' probe times) carries probe_ms, the fitted scaling is printed, and the plain medians
+  // are written beside the scaled rates, for the same runs.
+  for (const char* log : {"w1-tjob-dp.log", "w2-tjob-zero-offload-c1.log"}) {
+    const std::string text = ReadAll(out / "runs" / log);
+    EXPECT_EQ(std::regex_search(text, std::regex(R"(step=3 loss=\S+ samples_per_s=[0-9.]+ )"
+                                                 R"(probe_ms=[0-9.]*[1-9])")),
+              true)
+        << log << ":\n" << text;
+  }
+  EXPECT_NE(run.output.find("profile: host probe: step rate ~ probe^"), std::string::npos)
+      << run.output;
+  perf::Checked<perf::ProfiledPoints> plain =
+      perf::ProfiledPointsFromJson(ReadAll(out / "points.plain.json"));
+  ASSERT_TRUE(plain) << plain.error;
+  ASSERT_EQ(plain->runs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(plain->runs[i].label, points->runs[i].label);
+    EXPECT_GT(plain->runs[i].point.throughput, 0);
+  }
+
   CommandResult fit =
       RunCommand(PlanTool() + " fit --points " + ShellQuote((out / "points.json").string()));
   EXPECT_EQ(fit.exit_code, 2) << fit.output;
@@ -114,7 +136,7 @@ TEST_F(Profile, ProfilesTheTransformerWithTensorParallelismInRounds) {
   const fs::path out = dir_.path() / "gpt";
   const fs::path file = dir_.Write("gpt-profile.toml",
                                    "job = \"gpt.toml\"\nwarmup_steps = 1\nmeasured_steps = 2\n"
-                                   "repeats = 2\n[[run]]\nworkers = 1\nplan = \"dp\"\n"
+                                   "repeats = 2\nhost_probe = false\n[[run]]\nworkers = 1\nplan = \"dp\"\n"
                                    "[[run]]\nworkers = 2\nplan = \"tp\"\n");
   CommandResult run =
       RunCommand(kAllowRoot + "timeout -k 5 300 " + AgentPath() + " profile --config " +
@@ -138,6 +160,9 @@ TEST_F(Profile, ProfilesTheTransformerWithTensorParallelismInRounds) {
     }
   }
   EXPECT_NE(run.output.find("(round 2/2)"), std::string::npos) << run.output;
+  // host_probe = false: no probe times, one points file.
+  EXPECT_EQ(ReadAll(out / "runs" / "w1-tjob-dp.r1.log").find("probe_ms"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out / "points.plain.json"));
   // The measurement's noise is reported beside the rates, to judge the fit's errors against.
   EXPECT_NE(run.output.find("profile: noise over the 2 rounds, (max - min) / median: runs "),
             std::string::npos)

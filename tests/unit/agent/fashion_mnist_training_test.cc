@@ -1,5 +1,5 @@
 // End-to-end `train` on the installed Fashion-MNIST: 20 steps lower the loss, and the output ends
-// with the contract line of design.md §2. Skips when dataset-fashion-mnist is not installed.
+// with the contract line of design.md §2; the host probe changes no result. Skips when dataset-fashion-mnist is not installed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -43,6 +43,36 @@ TEST(FashionMnistTraining, TwentyStepsLowerTheLoss) {
       std::regex(R"(elastic-agent: step=20 loss=[0-9]+\.[0-9]{6} params_sha256=[0-9a-f]{64})")))
       << last;
   EXPECT_EQ(last, FormatFinalLine(outcome));
+}
+
+// train.host_probe times a kernel of its own before each step: the progress lines gain probe_ms,
+// the trained model stays bit for bit what it is without the probe (on 2 intra-op threads, where
+// the probe runs on both).
+TEST(FashionMnistTraining, HostProbeLeavesTheTrainedModelUnchanged) {
+  if (!std::filesystem::is_directory(kInstalledDataset)) GTEST_SKIP();
+  JobConfig config;
+  config.data.path = kInstalledDataset;
+  config.train.ests = 2;
+  config.train.threads = 2;
+  config.train.log_every = 1;
+  std::ostringstream plain_out;
+  const TrainOutcome plain = RunTrainCommand(config, TrainOptions{4, true}, plain_out, plain_out);
+  config.train.host_probe = true;
+  std::ostringstream probed_out;
+  const TrainOutcome probed =
+      RunTrainCommand(config, TrainOptions{4, true}, probed_out, probed_out);
+  EXPECT_EQ(probed.params_sha256, plain.params_sha256);
+  EXPECT_EQ(probed.loss, plain.loss);
+
+  const std::regex probed_line(R"(step=\d+ loss=[0-9.]+ samples_per_s=[0-9.]+ probe_ms=([0-9.]+))");
+  const std::string text = probed_out.str();
+  int lines = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), probed_line);
+       it != std::sregex_iterator(); ++it, ++lines) {
+    EXPECT_GT(std::stod((*it)[1].str()), 0.0) << (*it)[0];
+  }
+  EXPECT_EQ(lines, 4) << text;
+  EXPECT_EQ(plain_out.str().find("probe_ms"), std::string::npos) << plain_out.str();
 }
 
 TEST(FashionMnistTraining, NonPrimaryRanksStaySilent) {

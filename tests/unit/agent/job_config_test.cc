@@ -66,6 +66,7 @@ TEST_F(JobConfigTest, DefaultsArePinned) {
   EXPECT_EQ(c.train.cpu_threads, 1);
   EXPECT_EQ(c.train.log_every, 10);
   EXPECT_EQ(c.train.step_timeout_s, 600);
+  EXPECT_FALSE(c.train.host_probe);
   EXPECT_EQ(c.train.scaling, Scaling::kEst);
   EXPECT_EQ(c.checkpoint.dir, "");
   EXPECT_EQ(c.checkpoint.every_steps, 0);
@@ -81,7 +82,7 @@ TEST_F(JobConfigTest, ReadsEveryKey) {
   JobConfig c = Parse("[model]\nname = \"fmnist_cnn\"\n" + DataLine() +
                       "[train]\nests = 8\nglobal_batch = 64\nlr = 0.1\nmomentum = 0.5\nseed = 7\n"
                       "steps = 30\ndeterminism = \"statistical\"\nplan = \"tp\"\nthreads = 2\n"
-                      "cpu_threads = 3\nlog_every = 0\nstep_timeout_s = 0\n"
+                      "cpu_threads = 3\nlog_every = 0\nstep_timeout_s = 0\nhost_probe = true\n"
                       "[checkpoint]\ndir = \"ckpt\"\nevery_steps = 5\n");
   EXPECT_EQ(c.train.ests, 8);
   EXPECT_EQ(c.train.global_batch, 64);
@@ -96,6 +97,7 @@ TEST_F(JobConfigTest, ReadsEveryKey) {
   EXPECT_EQ(c.train.cpu_threads, 3);
   EXPECT_EQ(c.train.log_every, 0);
   EXPECT_EQ(c.train.step_timeout_s, 0);
+  EXPECT_TRUE(c.train.host_probe);
   EXPECT_EQ(c.checkpoint.dir, (dir_.path() / "ckpt").string());  // relative to the config
   EXPECT_EQ(c.checkpoint.every_steps, 5);
 }

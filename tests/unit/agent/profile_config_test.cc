@@ -45,6 +45,7 @@ micro_batches = 4
   EXPECT_EQ(config.warmup_steps, kDefaultProfileWarmupSteps);
   EXPECT_EQ(config.measured_steps, kDefaultProfileMeasuredSteps);
   EXPECT_EQ(config.repeats, 1);
+  EXPECT_TRUE(config.host_probe);  // on by default: it only chooses which steps count
   EXPECT_EQ(config.mpirun, "mpirun");
   ASSERT_EQ(config.runs.size(), 3u);
   EXPECT_EQ(config.runs[0].label, "w1-tjob-dp");
@@ -64,6 +65,7 @@ TEST(ProfileConfig, ReadsStepCountsAndLauncher) {
 warmup_steps = 2
 measured_steps = 7
 repeats = 3
+host_probe = false
 mpirun = "/opt/ompi/bin/mpirun"
 [[run]]
 workers = 3
@@ -74,6 +76,7 @@ ests = 6
   EXPECT_EQ(config.warmup_steps, 2);
   EXPECT_EQ(config.measured_steps, 7);
   EXPECT_EQ(config.repeats, 3);
+  EXPECT_FALSE(config.host_probe);
   EXPECT_EQ(config.mpirun, "/opt/ompi/bin/mpirun");
   EXPECT_EQ(config.runs[0].ests, 6);
 }
@@ -90,6 +93,8 @@ TEST(ProfileConfig, RefusesBadFilesNamingTheKey) {
       {"not toml", "job = ", "profile.toml:1: invalid TOML"},
       {"no job", "[[run]]\nworkers = 1\nplan = \"dp\"\n", "profile.toml: job: missing"},
       {"no runs", head, "run: expected at least one [[run]] table"},
+      {"probe as string", head + "host_probe = \"yes\"\n[[run]]\nworkers = 1\nplan = \"dp\"\n",
+       "profile.toml:2: host_probe: expected true or false"},
       {"unknown top key", head + "warmup = 3\n[[run]]\nworkers = 1\nplan = \"dp\"\n",
        "profile.toml:2: warmup: unknown key"},
       {"unknown run key", head + "[[run]]\nworkers = 1\nplan = \"dp\"\ngpus = 2\n",

@@ -51,6 +51,7 @@ TEST(JobTomlForRun, SetsTheRunAndKeepsTheRest) {
   EXPECT_EQ(config.train.cpu_threads, 3);
   EXPECT_EQ(config.train.steps, 13);
   EXPECT_EQ(config.train.log_every, 1);
+  EXPECT_FALSE(config.train.host_probe);
   EXPECT_EQ(config.data.path, "/usr/share/datasets/fashion-mnist");
   EXPECT_TRUE(config.checkpoint.dir.empty());  // never resume from or leave checkpoints
   // Untouched keys keep the job's values.
@@ -87,6 +88,30 @@ TEST(StepRates, MedianOfTheMeasuredStepsOnly) {
   } catch (const TrainingError& e) {
     EXPECT_NE(std::string(e.what()).find("for step 6"), std::string::npos) << e.what();
   }
+}
+
+TEST(JobTomlForRun, TurnsTheHostProbeOnWhenAsked) {
+  RunSettings settings;
+  settings.plan = "dp";
+  settings.data_path = "/usr/share/datasets/fashion-mnist";
+  settings.host_probe = true;
+  TomlReader reader =
+      TomlReader::FromString(JobTomlForRun(kJob, "train.toml", settings), "run.toml");
+  EnvLookup no_env = [](std::string_view) { return std::optional<std::string>(); };
+  EXPECT_TRUE(ParseJobConfig(reader, no_env, "/elsewhere").train.host_probe);
+}
+
+TEST(StepRates, ReadsTheProbeTimeWhereTheLineHasOne) {
+  std::vector<StepRate> rates = ParseStepRates(
+      "step=1 loss=2.3 samples_per_s=900.0 probe_ms=2.125\n"
+      "step=2 loss=2.2 samples_per_s=950.0\n");
+  ASSERT_EQ(rates.size(), 2u);
+  EXPECT_DOUBLE_EQ(rates[0].probe_ms, 2.125);
+  EXPECT_DOUBLE_EQ(rates[0].samples_per_s, 900.0);
+  EXPECT_DOUBLE_EQ(rates[1].probe_ms, 0.0);  // no probe on the line
+  const std::vector<StepRate> measured = MeasuredSteps(rates, 1, 1);
+  ASSERT_EQ(measured.size(), 1u);
+  EXPECT_EQ(measured[0].step, 2);
 }
 
 TEST(StepRates, ZeroRateIsRefused) {

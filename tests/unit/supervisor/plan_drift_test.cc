@@ -9,6 +9,9 @@ namespace {
 
 TEST(PlanDrift, ParsesOnlyProgressLines) {
   EXPECT_EQ(ParseProgressThroughput("step=20 loss=0.512345 samples_per_s=1834.5"), 1834.5);
+  // train.host_probe appends the probe's time.
+  EXPECT_EQ(ParseProgressThroughput("step=20 loss=0.5 samples_per_s=1834.5 probe_ms=2.105"),
+            1834.5);
   EXPECT_FALSE(ParseProgressThroughput("elastic-agent: step=200 loss=0.1 params_sha256=ab"));
   EXPECT_FALSE(ParseProgressThroughput("step=20 loss=0.5"));
   EXPECT_FALSE(ParseProgressThroughput("step=20 loss=0.5 samples_per_s=fast"));

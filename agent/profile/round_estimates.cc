@@ -1,0 +1,139 @@
+// Plain and quiet-host estimates over a profile's rounds, and their noise lines
+// (round_estimates.h).
+#include "agent/profile/round_estimates.h"
+
+#include <cstddef>
+#include <iomanip>
+
+#include "agent/common/median.h"
+#include "agent/profile/profile_runs.h"
+
+namespace elastic::agent {
+namespace {
+
+using Rounds = std::vector<std::vector<Probed>>;
+
+std::vector<Probed> Pooled(const Rounds& rounds) {
+  std::vector<Probed> pool;
+  for (const std::vector<Probed>& round : rounds) pool.insert(pool.end(), round.begin(), round.end());
+  return pool;
+}
+
+// A run's (or thread count's) values: the plain ones, or scaled to the quiet host.
+struct Scale {
+  bool on = false;
+  double slope = 0;
+  double quiet_ms = 1;
+  std::vector<double> operator()(const std::vector<Probed>& samples) const {
+    return on ? AtQuietHost(samples, slope, quiet_ms) : Values(samples);
+  }
+};
+
+Scale StepScale(const HostScaling* scaling, int threads) {
+  if (scaling == nullptr) return {};
+  return {true, scaling->step_slope, scaling->step_quiet_ms.at(threads)};
+}
+
+Scale ForwardScale(const HostScaling* scaling, int threads) {
+  if (scaling == nullptr) return {};
+  return {true, scaling->forward_slope.at(threads), scaling->forward_quiet_ms.at(threads)};
+}
+
+std::vector<double> RoundMedians(const Rounds& rounds, const Scale& scale) {
+  std::vector<double> medians;
+  for (const std::vector<Probed>& round : rounds) medians.push_back(Median(scale(round)));
+  return medians;
+}
+
+void PrintSpreads(const RoundMeasurements& measured, const HostScaling* scaling,
+                  std::ostream& out) {
+  std::vector<double> spreads;
+  std::size_t widest = 0;
+  for (std::size_t i = 0; i < measured.steps.size(); ++i) {
+    spreads.push_back(
+        RelativeSpread(RoundMedians(measured.steps[i], StepScale(scaling, measured.threads[i]))));
+    if (spreads[i] > spreads[widest]) widest = i;
+  }
+  out << "runs " << 100 * Median(spreads) << " % (median), " << 100 * spreads[widest]
+      << " % (largest: " << measured.labels[widest] << "); forward pass";
+  for (const auto& [threads, rounds] : measured.forward) {
+    std::vector<double> rates;  // the spread of rates, as for the runs, not of seconds
+    for (double seconds : RoundMedians(rounds, ForwardScale(scaling, threads))) {
+      rates.push_back(1.0 / seconds);
+    }
+    out << " " << 100 * RelativeSpread(rates) << " % (" << threads
+        << (threads == 1 ? " thread)" : " threads)");
+  }
+}
+
+}  // namespace
+
+HostScaling FitHostScaling(const RoundMeasurements& measured) {
+  HostScaling scaling;
+  std::vector<std::vector<Probed>> runs;
+  std::map<int, std::vector<Probed>> by_threads;
+  for (std::size_t i = 0; i < measured.steps.size(); ++i) {
+    runs.push_back(Pooled(measured.steps[i]));
+    std::vector<Probed>& same = by_threads[measured.threads[i]];
+    same.insert(same.end(), runs.back().begin(), runs.back().end());
+  }
+  scaling.step_slope = ProbeSlope(runs);
+  for (const auto& [threads, pool] : by_threads) scaling.step_quiet_ms[threads] = QuietProbeMs(pool);
+  for (const auto& [threads, rounds] : measured.forward) {
+    const std::vector<Probed> pool = Pooled(rounds);
+    scaling.forward_slope[threads] = ProbeSlope({pool});
+    scaling.forward_quiet_ms[threads] = QuietProbeMs(pool);
+  }
+  return scaling;
+}
+
+Estimates PlainEstimates(const RoundMeasurements& measured) {
+  Estimates estimates;
+  for (const Rounds& rounds : measured.steps) {
+    estimates.rate.push_back(Median(RoundMedians(rounds, Scale{})));
+  }
+  for (const auto& [threads, rounds] : measured.forward) {
+    estimates.forward_rate[threads] = 1.0 / Median(RoundMedians(rounds, Scale{}));
+  }
+  return estimates;
+}
+
+Estimates QuietHostEstimates(const RoundMeasurements& measured, const HostScaling& scaling) {
+  Estimates estimates;
+  for (std::size_t i = 0; i < measured.steps.size(); ++i) {
+    const Scale scale = StepScale(&scaling, measured.threads[i]);
+    estimates.rate.push_back(Median(scale(Pooled(measured.steps[i]))));
+  }
+  for (const auto& [threads, rounds] : measured.forward) {
+    estimates.forward_rate[threads] =
+        1.0 / Median(ForwardScale(&scaling, threads)(Pooled(rounds)));
+  }
+  return estimates;
+}
+
+void PrintRoundNoise(const RoundMeasurements& measured, const HostScaling* scaling,
+                     std::ostream& out) {
+  const std::size_t rounds = measured.steps.front().size();
+  out << std::fixed << std::setprecision(1) << "profile: noise over the " << rounds
+      << " rounds, (max - min) / median: ";
+  PrintSpreads(measured, nullptr, out);
+  out << std::endl;
+  if (scaling != nullptr) {
+    out << std::setprecision(3) << "profile: host probe: step rate ~ probe^" << scaling->step_slope
+        << ", quiet probe";
+    for (const auto& [threads, ms] : scaling->step_quiet_ms) {
+      out << " " << ms << " ms (" << threads << (threads == 1 ? " thread)" : " threads)");
+    }
+    out << "; forward time ~ probe^";
+    for (const auto& [threads, slope] : scaling->forward_slope) {
+      out << (threads == scaling->forward_slope.begin()->first ? "" : ", ") << slope << " ("
+          << threads << (threads == 1 ? " thread)" : " threads)");
+    }
+    out << std::setprecision(1) << "; noise at the quiet host: ";
+    PrintSpreads(measured, scaling, out);
+    out << std::endl;
+  }
+  out << std::defaultfloat << std::setprecision(6);
+}
+
+}  // namespace elastic::agent

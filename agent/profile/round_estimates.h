@@ -1,0 +1,56 @@
+// From what a profile measured over its rounds to one throughput per run and one forward rate per
+// thread count: the plain estimate (median per round, then over the rounds) and the one at the
+// host's quiet speed (every measurement scaled by its probe time, host_speed.h), and the noise
+// line that says how far the rounds lie apart under each. Pure and torch-free.
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "agent/profile/host_speed.h"
+
+namespace elastic::agent {
+
+// Everything measured, each value with the probe time taken just before it (0 without probe).
+struct RoundMeasurements {
+  std::vector<std::string> labels;                      // per run
+  std::vector<int> threads;                             // per run: its intra-op threads
+  std::vector<std::vector<std::vector<Probed>>> steps;  // [run][round]: samples/s per step
+  // Intra-op threads -> [round]: seconds per sample of each forward pass.
+  std::map<int, std::vector<std::vector<Probed>>> forward;
+};
+
+struct Estimates {
+  std::vector<double> rate;            // per run: training samples/s
+  std::map<int, double> forward_rate;  // intra-op threads -> one worker's forward samples/s
+};
+
+// How the measurements are brought to the quiet host. The step rates share one slope (fitted
+// within every run); a probe's quiet time depends on how many threads it runs on, so it is taken
+// per thread count over every run with that count. The forward passes, timed in the profiling
+// process, get their own slope and quiet time per thread count.
+struct HostScaling {
+  double step_slope = 0;
+  std::map<int, double> step_quiet_ms;  // intra-op threads -> the probe's quiet time
+  std::map<int, double> forward_slope;
+  std::map<int, double> forward_quiet_ms;
+};
+
+// REQUIRES: every probe time positive.
+HostScaling FitHostScaling(const RoundMeasurements& measured);
+
+// Median of each round, then the median over the rounds. REQUIRES: every round non-empty.
+Estimates PlainEstimates(const RoundMeasurements& measured);
+
+// The median over all rounds of the measurements scaled to the quiet host.
+Estimates QuietHostEstimates(const RoundMeasurements& measured, const HostScaling& scaling);
+
+// How far each configuration's per-round medians lie apart, (max - min) / median: one line for
+// the plain values and, with `scaling`, one for the scaled ones with the fitted slopes and quiet
+// probe times. REQUIRES: at least one run.
+void PrintRoundNoise(const RoundMeasurements& measured, const HostScaling* scaling,
+                     std::ostream& out);
+
+}  // namespace elastic::agent
