@@ -19,8 +19,8 @@ double QuietProbeMs(const std::vector<Probed>& samples) {
   for (const Probed& sample : samples) probes.push_back(sample.probe_ms);
   std::sort(probes.begin(), probes.end());
   // Nearest rank: the smallest time with at least 10 % of the probes at or below it.
-  const auto rank = static_cast<std::size_t>(
-      std::ceil(kQuietQuantile * static_cast<double>(probes.size())));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(kQuietQuantile * static_cast<double>(probes.size())));
   return probes[std::max<std::size_t>(rank, 1) - 1];
 }
 
@@ -44,8 +44,7 @@ double ProbeSlope(const std::vector<std::vector<Probed>>& groups) {
   return variance > 0 ? covariance / variance : 0.0;
 }
 
-std::vector<double> AtQuietHost(const std::vector<Probed>& samples, double slope,
-                                double quiet_ms) {
+std::vector<double> AtQuietHost(const std::vector<Probed>& samples, double slope, double quiet_ms) {
   std::vector<double> values;
   for (const Probed& sample : samples) {
     values.push_back(sample.value * std::pow(sample.probe_ms / quiet_ms, -slope));

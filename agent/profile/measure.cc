@@ -9,10 +9,10 @@
 #include <string>
 
 #include "agent/common/errors.h"
+#include "agent/common/median.h"
 #include "agent/data/dataset.h"
 #include "agent/model/model.h"
 #include "agent/model/registry.h"
-#include "agent/common/median.h"
 #include "agent/train/host_probe.h"
 #include "agent/train/trainer.h"
 

@@ -200,7 +200,8 @@ double MeasureMachinePeerBandwidth(const ProfileConfig& config, const std::strin
 // One round of `prepared`: its measured steps (samples/s, and the host probe's time). The log is
 // runs/<label>.log, or runs/<label>.r<round>.log when there are several rounds.
 std::vector<Probed> MeasureSteps(const ProfileConfig& config, const PreparedRun& prepared,
-                   const std::string& agent, const fs::path& runs_dir, std::int64_t round) {
+                                 const std::string& agent, const fs::path& runs_dir,
+                                 std::int64_t round) {
   ChildResult result = RunChild(MpirunArgv(
       config, prepared.run.workers, {agent, "train", "--config", prepared.job_file.string()}));
   const std::string suffix = config.repeats > 1 ? ".r" + std::to_string(round + 1) : "";
@@ -212,8 +213,8 @@ std::vector<Probed> MeasureSteps(const ProfileConfig& config, const PreparedRun&
                         Tail(result.output, 15));
   }
   std::vector<Probed> steps;
-  for (const StepRate& step : MeasuredSteps(ParseStepRates(result.output), config.warmup_steps,
-                                            config.measured_steps)) {
+  for (const StepRate& step :
+       MeasuredSteps(ParseStepRates(result.output), config.warmup_steps, config.measured_steps)) {
     if (config.host_probe && !(step.probe_ms > 0)) {
       throw TrainingError("profile: run \"" + prepared.run.label + "\": step " +
                           std::to_string(step.step) +
@@ -258,8 +259,8 @@ RoundMeasurements MeasureInRounds(const ProfileConfig& config, const JobConfig& 
             ? " (round " + std::to_string(round + 1) + "/" + std::to_string(config.repeats) + ")"
             : "";
     for (auto& [threads, rounds] : measured.forward) {
-      rounds.push_back(MeasureForwardPasses(job, threads, kForwardWarmup, kForwardReps,
-                                            config.host_probe));
+      rounds.push_back(
+          MeasureForwardPasses(job, threads, kForwardWarmup, kForwardReps, config.host_probe));
       out << "profile: forward " << Median(Values(rounds.back())) * 1e6 << " us/sample with "
           << threads << " intra-op thread(s)" << of_rounds << std::endl;
     }

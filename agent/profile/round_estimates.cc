@@ -15,7 +15,8 @@ using Rounds = std::vector<std::vector<Probed>>;
 
 std::vector<Probed> Pooled(const Rounds& rounds) {
   std::vector<Probed> pool;
-  for (const std::vector<Probed>& round : rounds) pool.insert(pool.end(), round.begin(), round.end());
+  for (const std::vector<Probed>& round : rounds)
+    pool.insert(pool.end(), round.begin(), round.end());
   return pool;
 }
 
@@ -78,7 +79,8 @@ HostScaling FitHostScaling(const RoundMeasurements& measured) {
     same.insert(same.end(), runs.back().begin(), runs.back().end());
   }
   scaling.step_slope = ProbeSlope(runs);
-  for (const auto& [threads, pool] : by_threads) scaling.step_quiet_ms[threads] = QuietProbeMs(pool);
+  for (const auto& [threads, pool] : by_threads)
+    scaling.step_quiet_ms[threads] = QuietProbeMs(pool);
   for (const auto& [threads, rounds] : measured.forward) {
     const std::vector<Probed> pool = Pooled(rounds);
     scaling.forward_slope[threads] = ProbeSlope({pool});
@@ -105,8 +107,7 @@ Estimates QuietHostEstimates(const RoundMeasurements& measured, const HostScalin
     estimates.rate.push_back(Median(scale(Pooled(measured.steps[i]))));
   }
   for (const auto& [threads, rounds] : measured.forward) {
-    estimates.forward_rate[threads] =
-        1.0 / Median(ForwardScale(&scaling, threads)(Pooled(rounds)));
+    estimates.forward_rate[threads] = 1.0 / Median(ForwardScale(&scaling, threads)(Pooled(rounds)));
   }
   return estimates;
 }

@@ -100,10 +100,8 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   // are written beside the scaled rates, for the same runs.
   for (const char* log : {"w1-tjob-dp.log", "w2-tjob-zero-offload-c1.log"}) {
     const std::string text = ReadAll(out / "runs" / log);
-    EXPECT_EQ(std::regex_search(text, std::regex(R"(step=3 loss=\S+ samples_per_s=[0-9.]+ )"
-                                                 R"(probe_ms=[0-9.]*[1-9])")),
-              true)
-        << log << ":\n" << text;
+    const std::regex probed(R"(step=3 loss=\S+ samples_per_s=[0-9.]+ probe_ms=[0-9.]*[1-9])");
+    EXPECT_TRUE(std::regex_search(text, probed)) << log << ":\n" << text;
   }
   EXPECT_NE(run.output.find("profile: host probe: step rate ~ probe^"), std::string::npos)
       << run.output;
@@ -134,10 +132,11 @@ TEST_F(Profile, ProfilesTheTransformerWithTensorParallelismInRounds) {
                              "\"\n[train]\nests = 4\nglobal_batch = 32\nlr = 0.1\nseed = 1\n"
                              "steps = 100\nthreads = 1\ndeterminism = \"statistical\"\n");
   const fs::path out = dir_.path() / "gpt";
-  const fs::path file = dir_.Write("gpt-profile.toml",
-                                   "job = \"gpt.toml\"\nwarmup_steps = 1\nmeasured_steps = 2\n"
-                                   "repeats = 2\nhost_probe = false\n[[run]]\nworkers = 1\nplan = \"dp\"\n"
-                                   "[[run]]\nworkers = 2\nplan = \"tp\"\n");
+  const fs::path file =
+      dir_.Write("gpt-profile.toml",
+                 "job = \"gpt.toml\"\nwarmup_steps = 1\nmeasured_steps = 2\n"
+                 "repeats = 2\nhost_probe = false\n[[run]]\nworkers = 1\nplan = \"dp\"\n"
+                 "[[run]]\nworkers = 2\nplan = \"tp\"\n");
   CommandResult run =
       RunCommand(kAllowRoot + "timeout -k 5 300 " + AgentPath() + " profile --config " +
                  ShellQuote(file.string()) + " --out " + ShellQuote(out.string()));

@@ -1,5 +1,6 @@
 // End-to-end `train` on the installed Fashion-MNIST: 20 steps lower the loss, and the output ends
-// with the contract line of design.md §2; the host probe changes no result. Skips when dataset-fashion-mnist is not installed.
+// with the contract line of design.md §2; the host probe changes no result. Skips when
+// dataset-fashion-mnist is not installed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,15 +14,21 @@ namespace {
 
 constexpr const char* kInstalledDataset = "/usr/share/datasets/fashion-mnist";
 
+// Two ESTs on the installed dataset, a progress line after every step.
+JobConfig TwoEstJob() {
+  JobConfig config;
+  config.data.path = kInstalledDataset;
+  config.train.ests = 2;
+  config.train.log_every = 1;
+  return config;
+}
+
 TEST(FashionMnistTraining, TwentyStepsLowerTheLoss) {
   if (!std::filesystem::is_directory(kInstalledDataset)) {
     GTEST_SKIP() << kInstalledDataset << " missing (install dataset-fashion-mnist)";
   }
-  JobConfig config;
-  config.data.path = kInstalledDataset;
-  config.train.ests = 2;
+  JobConfig config = TwoEstJob();
   config.train.global_batch = 256;
-  config.train.log_every = 1;
   std::ostringstream out;
   TrainOutcome outcome = RunTrainCommand(config, TrainOptions{20, true}, out, out);
   EXPECT_EQ(outcome.step, 20);
@@ -50,11 +57,8 @@ TEST(FashionMnistTraining, TwentyStepsLowerTheLoss) {
 // the probe runs on both).
 TEST(FashionMnistTraining, HostProbeLeavesTheTrainedModelUnchanged) {
   if (!std::filesystem::is_directory(kInstalledDataset)) GTEST_SKIP();
-  JobConfig config;
-  config.data.path = kInstalledDataset;
-  config.train.ests = 2;
+  JobConfig config = TwoEstJob();
   config.train.threads = 2;
-  config.train.log_every = 1;
   std::ostringstream plain_out;
   const TrainOutcome plain = RunTrainCommand(config, TrainOptions{4, true}, plain_out, plain_out);
   config.train.host_probe = true;

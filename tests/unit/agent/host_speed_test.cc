@@ -1,12 +1,13 @@
 // The probe's quiet time, the pooled slope, the scaling to the quiet host, and the plain and
 // scaled estimates over a profile's rounds (agent/profile/host_speed.h, round_estimates.h), on
 // hand-made measurements where a slow host phase doubles the probe and slows steps by 2^0.5.
+#include "agent/profile/host_speed.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <sstream>
 
-#include "agent/profile/host_speed.h"
 #include "agent/profile/round_estimates.h"
 
 namespace elastic::agent {
