@@ -6,28 +6,17 @@
 #include <nlohmann/json.hpp>
 
 #include "scheduler/daemon/request_handler.h"
+#include "tests/unit/daemon/request_handler_fixture.h"
 
 namespace elastic::daemon {
 namespace {
 
 std::optional<policy::SlurmJob> RunningJob(std::uint32_t id) {
-  policy::SlurmJob job;
-  job.job_id = id;
-  job.uid = id < 20 ? 1001 : 1002;  // job 11: uid 1001; job 21: uid 1002
-  job.state = policy::SlurmJobState::kRunning;
-  job.nodes = {"n1"};
-  job.batch_host = "n1";
-  job.partition = "main";
-  job.admin_comment = "elastic:nodes=0/1-4";
-  return job;
+  return test::RunningSlurmJob(id, id < 20 ? 1001 : 1002);  // job 11: uid 1001; job 21: uid 1002
 }
 
 nlohmann::json Call(DaemonState& state, uid_t uid, const std::string& payload) {
-  Authenticated who;
-  who.uid = uid;
-  who.gid = uid;
-  who.payload = payload;
-  return nlohmann::json::parse(HandleRequest(who, state, 1'000, RunningJob));
+  return test::Call(state, uid, payload, RunningJob);
 }
 
 TEST(RegistryChurn, EachRegisterAndDeregisterDirtiesTheRegistryAndPushesOthersOutOfTheHistory) {
