@@ -69,10 +69,12 @@ constexpr std::string_view kProfileUsage =
     "Runs every sampled configuration ([[run]]: workers, plan, threads, ga_steps/micro_batches,\n"
     "cpu_threads) of the profile FILE for real, as `mpirun -np W elastic-agent train`, and\n"
     "records its steady-state throughput (median samples/s over measured_steps after\n"
-    "warmup_steps). Also measures the model's forward time per sample (one worker, per thread\n"
-    "count), the bandwidth between two ranks and the host copy bandwidth. Writes\n"
-    "DIR/points.json (the input of `elastic-plan fit`), DIR/points.csv, and each run's job file\n"
-    "and output under DIR/runs/. Format: docs/perf-model.md, \"Profiling and fitting\".\n";
+    "warmup_steps; with host_probe, the default, each step is first scaled to the host's quiet\n"
+    "speed by a probe timed before it). Also measures the model's forward time per sample (one\n"
+    "worker, per thread count), the bandwidth between two ranks and the host copy bandwidth.\n"
+    "Writes DIR/points.json (the input of `elastic-plan fit`), DIR/points.csv, with host_probe\n"
+    "DIR/points.plain.json (the unscaled medians), and each run's job file and output under\n"
+    "DIR/runs/. Format: docs/perf-model.md, \"Profiling and fitting\".\n";
 
 std::string Describe(std::string_view usage, const po::options_description& options) {
   std::ostringstream text;

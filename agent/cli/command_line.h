@@ -36,7 +36,7 @@ struct RunArgs {
 };
 
 // `profile --config F [--out DIR]`: run the sampled configurations of profile file F and write
-// DIR/points.json and DIR/points.csv (agent/profile/profile_command.h).
+// DIR/points.json, DIR/points.csv and DIR/points.plain.json (agent/profile/profile_command.h).
 struct ProfileArgs {
   std::string config_path;
   std::string out_dir = ".";

@@ -1,7 +1,9 @@
 // `elastic-agent profile --config F [--out DIR]`: runs each sampled configuration of the profile
 // file for real (mpirun -np W elastic-agent train), measures the model's forward time per
 // sample and the machine's bandwidths, and writes DIR/points.json and DIR/points.csv for
-// `elastic-plan fit` (docs/perf-model.md "Profiling and fitting on a cluster").
+// `elastic-plan fit` (docs/perf-model.md "Profiling and fitting on a cluster"); with the host
+// probe (the default) the rates are scaled to the host's quiet speed and the unscaled medians
+// go to DIR/points.plain.json.
 // Errors: ConfigError for a bad profile or job file or a run the performance model cannot
 // describe (all checked before anything runs); TrainingError for a run that fails.
 #pragma once
