@@ -20,24 +20,24 @@ std::vector<Probed> Pooled(const Rounds& rounds) {
   return pool;
 }
 
-// A run's (or thread count's) values: the plain ones, or scaled to the quiet host.
+// How a run's (or thread count's) values are scaled to the quiet host. The default, slope 0,
+// leaves them as measured (x^0 = 1, also for a probe time of 0: no probe).
 struct Scale {
-  bool on = false;
   double slope = 0;
   double quiet_ms = 1;
   std::vector<double> operator()(const std::vector<Probed>& samples) const {
-    return on ? AtQuietHost(samples, slope, quiet_ms) : Values(samples);
+    return AtQuietHost(samples, slope, quiet_ms);
   }
 };
 
 Scale StepScale(const HostScaling* scaling, int threads) {
   if (scaling == nullptr) return {};
-  return {true, scaling->step_slope, scaling->step_quiet_ms.at(threads)};
+  return {scaling->step_slope, scaling->step_quiet_ms.at(threads)};
 }
 
 Scale ForwardScale(const HostScaling* scaling, int threads) {
   if (scaling == nullptr) return {};
-  return {true, scaling->forward_slope.at(threads), scaling->forward_quiet_ms.at(threads)};
+  return {scaling->forward_slope.at(threads), scaling->forward_quiet_ms.at(threads)};
 }
 
 std::vector<double> RoundMedians(const Rounds& rounds, const Scale& scale) {

@@ -17,28 +17,19 @@
 
 #include "scheduler/daemon/registry_store.h"
 #include "scheduler/daemon/request_handler.h"
+#include "tests/unit/daemon/request_handler_fixture.h"
 
 namespace {
 
 using elastic::daemon::Authenticated;
 using elastic::daemon::DaemonState;
 using elastic::daemon::JobRecord;
+using elastic::daemon::test::Job;  // the unit tests' job record builder
 using elastic::policy::SlurmJob;
 using elastic::policy::SlurmJobState;
 using elastic::policy::SlurmNode;
 
 constexpr uid_t kSlurmUser = 64030;
-
-JobRecord Job(std::uint32_t id, uid_t uid, std::vector<std::string> nodes, int min, int max) {
-  JobRecord job;
-  job.job_id = id;
-  job.uid = uid;
-  job.nodes = std::move(nodes);
-  job.min_nodes = min;
-  job.max_nodes = max;
-  job.bounds_known = true;
-  return job;
-}
 
 // Two users' jobs on an 8-node partition with idle nodes, so a grow by hand can succeed.
 DaemonState InitialState() {
