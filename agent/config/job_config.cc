@@ -84,6 +84,15 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.Integer("train.log_every", 0, kMaxInt)) t.log_every = *v;
   if (auto v = reader.Integer("train.step_timeout_s", 0, kMaxInt)) t.step_timeout_s = *v;
   if (auto v = reader.Bool("train.host_probe")) t.host_probe = *v;
+  if (auto v = reader.String("train.device")) {
+    if (*v == "cpu") {
+      t.device = ComputeDevice::kCpu;
+    } else if (*v == "cuda") {
+      t.device = ComputeDevice::kCuda;
+    } else {
+      reader.Fail("train.device", "invalid value " + Quoted(*v) + ": expected \"cpu\" or \"cuda\"");
+    }
+  }
   if (auto v = reader.String("train.perf_model"); v && !v->empty()) {
     t.perf_model = ResolvePath(*v, base_dir);
   }
@@ -316,6 +325,10 @@ Parsed<PlanArgs> ParsePlanArgs(std::string_view text) {
 }
 
 std::string_view ToString(Augment augment) { return augment == Augment::kFlip ? "flip" : "none"; }
+
+std::string_view ToString(ComputeDevice device) {
+  return device == ComputeDevice::kCuda ? "cuda" : "cpu";
+}
 
 std::string_view ToString(Scaling scaling) {
   return scaling == Scaling::kLinear ? "linear" : "est";

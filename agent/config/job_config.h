@@ -64,6 +64,15 @@ enum class Augment {
 inline constexpr Augment kDefaultAugment = Augment::kNone;
 std::string_view ToString(Augment augment);
 
+// Where a rank's model trains (train.device). The host keeps the data loaders, the EST contexts,
+// the gradient exchange and (zero-offload) the optimizer; "cuda" moves the model, its forward
+// and backward and (other plans) the optimizer step onto the rank's GPU (agent/train/device.h).
+enum class ComputeDevice {
+  kCpu,   // "cpu" (the default)
+  kCuda,  // "cuda": needs a CUDA LibTorch and a visible GPU
+};
+std::string_view ToString(ComputeDevice device);
+
 struct JobConfig {
   struct Model {
     std::string name{kDefaultModel};
@@ -95,6 +104,7 @@ struct JobConfig {
     // Profiling aid: time a fixed kernel before each step, outside the step's time, and add
     // its slowest rank's time to the progress lines (probe_ms=; agent/train/host_probe.h).
     bool host_probe = false;
+    ComputeDevice device = ComputeDevice::kCpu;
     Scaling scaling = kDefaultScaling;
     // A fitted.json (scheduler/perf/perf_json.h) the supervisor predicts plans with; empty =
     // its built-in model (agent/supervisor/default_perf_model.h). Absolute after loading.

@@ -66,7 +66,7 @@ void LoadParams(const CheckpointReader& checkpoint, Model& model) {
   const std::string& bytes = checkpoint.Get("params");
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(bytes.data(), bytes.size());
+    archive.load_from(bytes.data(), bytes.size(), torch::Device(torch::kCPU));  // any writer's device
     model.load(archive);
   } catch (const c10::Error& e) {
     std::string what = e.what();

@@ -12,39 +12,56 @@
 namespace elastic::agent {
 namespace {
 
-torch::Tensor DefaultGeneratorState() {
-  at::Generator generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  return generator.get_state();
+// The generators a block's dropout can draw from: the CPU's default one, and the device's
+// default one when the block runs on a GPU (device.h seeds it per EST).
+std::vector<at::Generator> BlockGenerators(const torch::Device& device) {
+  std::vector<at::Generator> generators{at::detail::getDefaultCPUGenerator()};
+  if (!device.is_cpu()) generators.push_back(at::globalContext().defaultGenerator(device));
+  return generators;
 }
 
-void SetDefaultGeneratorState(const torch::Tensor& state) {
-  at::Generator generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  generator.set_state(state);
+std::vector<torch::Tensor> GeneratorStates(const torch::Device& device) {
+  std::vector<torch::Tensor> states;
+  for (at::Generator generator : BlockGenerators(device)) {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    states.push_back(generator.get_state());
+  }
+  return states;
+}
+
+void SetGeneratorStates(const torch::Device& device, const std::vector<torch::Tensor>& states) {
+  std::vector<at::Generator> generators = BlockGenerators(device);
+  for (std::size_t i = 0; i < generators.size(); ++i) {
+    std::lock_guard<std::mutex> lock(generators[i].mutex());
+    generators[i].set_state(states[i]);
+  }
 }
 
 // What the backward pass needs to run a block again: which block of which model, and the
-// default generator's state when the block first ran (the EST's stream, EstRngScope).
+// generators' states when the block first ran (the EST's streams, EstRngScope).
 struct BlockCall : torch::CustomClassHolder {
-  BlockCall(Model* m, std::int64_t i) : model(m), index(i) {}
+  BlockCall(Model* m, std::int64_t i, torch::Device d) : model(m), index(i), device(d) {}
   Model* model;
   std::int64_t index;
-  torch::Tensor rng_state;
+  torch::Device device;
+  std::vector<torch::Tensor> rng_states;
 };
 
-// While alive, the default generator replays `state`; afterwards it continues from where it was.
+// While alive, the generators replay `call`'s states; afterwards they continue from where they
+// were.
 class RngReplay {
  public:
-  explicit RngReplay(const torch::Tensor& state) : resume_(DefaultGeneratorState()) {
-    SetDefaultGeneratorState(state);
+  explicit RngReplay(const BlockCall& call)
+      : device_(call.device), resume_(GeneratorStates(call.device)) {
+    SetGeneratorStates(device_, call.rng_states);
   }
-  ~RngReplay() { SetDefaultGeneratorState(resume_); }
+  ~RngReplay() { SetGeneratorStates(device_, resume_); }
   RngReplay(const RngReplay&) = delete;
   RngReplay& operator=(const RngReplay&) = delete;
 
  private:
-  torch::Tensor resume_;
+  torch::Device device_;
+  std::vector<torch::Tensor> resume_;
 };
 
 class RecomputedBlock : public torch::autograd::Function<RecomputedBlock> {
@@ -54,7 +71,7 @@ class RecomputedBlock : public torch::autograd::Function<RecomputedBlock> {
   // is data, would otherwise never be reached by the backward pass).
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& input,
                                at::TensorList params, const c10::intrusive_ptr<BlockCall>& call) {
-    call->rng_state = DefaultGeneratorState();
+    call->rng_states = GeneratorStates(call->device);
     ctx->save_for_backward({input});
     ctx->saved_data["call"] = c10::IValue::make_capsule(call);
     (void)params;
@@ -73,7 +90,7 @@ class RecomputedBlock : public torch::autograd::Function<RecomputedBlock> {
     torch::Tensor x = input.detach().requires_grad_(input_grad);
     torch::Tensor out;
     {
-      RngReplay replay(call->rng_state);
+      RngReplay replay(*call);
       torch::AutoGradMode enable(true);
       out = call->model->ForwardBlock(call->index, x);
     }
@@ -100,7 +117,7 @@ torch::Tensor ForwardWithRecomputation(Model& model, const torch::Tensor& input)
   for (std::int64_t block = 0; block < last; ++block) {
     const std::vector<torch::Tensor> params = model.BlockParameters(block);
     x = RecomputedBlock::apply(x, at::TensorList(params),
-                               c10::make_intrusive<BlockCall>(&model, block));
+                               c10::make_intrusive<BlockCall>(&model, block, input.device()));
   }
   return model.ForwardBlock(last, x);
 }

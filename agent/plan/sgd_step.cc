@@ -6,8 +6,13 @@
 namespace elastic::agent {
 
 void SgdStep(const torch::Tensor& param, torch::Tensor& buffer, double lr, double momentum) {
+  SgdUpdate(param.data(), param.grad().data(), buffer, lr, momentum);
+}
+
+void SgdUpdate(const torch::Tensor& values, const torch::Tensor& grad, torch::Tensor& buffer,
+               double lr, double momentum) {
   torch::NoGradGuard no_grad;
-  torch::Tensor d_p = param.grad().data();
+  torch::Tensor d_p = grad;
   if (momentum != 0) {
     if (!buffer.defined()) {
       buffer = torch::clone(d_p).detach();
@@ -16,7 +21,7 @@ void SgdStep(const torch::Tensor& param, torch::Tensor& buffer, double lr, doubl
     }
     d_p = buffer;
   }
-  param.data().add_(d_p, -1 * lr);
+  values.add_(d_p, -1 * lr);
 }
 
 }  // namespace elastic::agent

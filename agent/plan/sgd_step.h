@@ -12,4 +12,9 @@ namespace elastic::agent {
 // starts it as a copy of the gradient). REQUIRES: param.grad() is defined.
 void SgdStep(const torch::Tensor& param, torch::Tensor& buffer, double lr, double momentum);
 
+// The same update on plain tensors (no autograd): `values` -= lr * (momentum-folded `grad`),
+// all three on one device. ZeRO-Offload's host copy of a GPU parameter (sharded_update.cc).
+void SgdUpdate(const torch::Tensor& values, const torch::Tensor& grad, torch::Tensor& buffer,
+               double lr, double momentum);
+
 }  // namespace elastic::agent

@@ -8,15 +8,24 @@
 //  2. the owner keeps the momentum of its parameters only and updates them (SgdStep, the
 //     operations torch::optim::SGD runs on a replica); zero-offload runs this on c host threads;
 //  3. all-gather: every rank receives every owner's updated parameters unchanged.
+// On a GPU (train.device = "cuda") the folds and the exchange stay in host memory and only the
+// result moves: zero-dp installs the folded shard as the owned gradients on the device and
+// updates there; zero-offload keeps its parameters' fp32 master copy and momentum in pinned host
+// memory (ZeRO-Offload's transfer path): the folded gradients stay on the host (W = 1: one
+// device-to-host copy of them), c host threads update the master copy, and one host-to-device
+// copy per parameter brings the result back before the next forward.
 #include "agent/plan/sharded_update.h"
 
-#include <c10/util/C++17.h>
 #include <torch/torch.h>
+#include <torch/version.h>
+
+#include <sstream>
 
 #include "agent/common/errors.h"
 #include "agent/plan/host_threads.h"
 #include "agent/plan/parameter_shards.h"
 #include "agent/plan/sgd_step.h"
+#include "agent/train/device.h"
 #include "scheduler/common/toml_reader.h"
 
 namespace elastic::agent {
@@ -26,15 +35,29 @@ torch::Tensor FlatView(const float* data, std::int64_t numel) {
   return torch::from_blob(const_cast<float*>(data), {numel}, torch::kFloat32);
 }
 
-// The key LibTorch's optimizers file a parameter's state under (torch/optim/serialize.h).
-std::string StateKey(const torch::Tensor& param) {
-  return c10::guts::to_string(param.unsafeGetTensorImpl());
+// The key LibTorch's optimizers file a parameter's state under: its TensorImpl's address, as a
+// string before LibTorch 2.2 and as the pointer since.
+auto StateKey(const torch::Tensor& param) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
+  return static_cast<void*>(param.unsafeGetTensorImpl());
+#else
+  std::ostringstream key;  // what c10::guts::to_string(pointer) wrote
+  key << param.unsafeGetTensorImpl();
+  return key.str();
+#endif
 }
 
 class ShardedUpdate final : public ParameterUpdate {
  public:
   ShardedUpdate(const perf::ExecutionPlan& plan, const UpdateContext& context)
-      : c_(context), momentum_(context.params.size()), pipelined_(plan.pp > 1) {
+      : c_(context),
+        momentum_(context.params.size()),
+        pipelined_(plan.pp > 1),
+        device_(context.params.empty() ? torch::Device(torch::kCPU)
+                                       : context.params.front().device()),
+        offload_to_host_(plan.offload && !device_.is_cpu()),
+        host_params_(context.params.size()),
+        host_grads_(context.params.size()) {
     std::vector<std::int64_t> numels;
     for (const torch::Tensor& param : c_.params) {
       offsets_.push_back(total_);
@@ -87,7 +110,37 @@ class ShardedUpdate final : public ParameterUpdate {
   std::size_t host_threads_ = 0;            // zero-offload's c; 0 = update on the training thread
   std::vector<ParameterShard> host_parts_;  // owned parameters split among the host threads
   bool pipelined_;  // pp: the stage folded its gradients itself; no reduce-scatter
+  // zero-offload on a GPU: the owned parameters' master copy (pinned host memory, valid while
+  // host_params_valid_) and this step's folded gradients on the host (host_grads_valid_).
+  torch::Device device_;
+  bool offload_to_host_;
+  std::vector<torch::Tensor> host_params_;
+  std::vector<torch::Tensor> host_grads_;
+  bool host_params_valid_ = false;
+  bool host_grads_valid_ = false;
+  void UpdateOwnedOnHost();
+  // The fold of parameter i's shard (a host tensor) as what the update reads: on the host for
+  // zero-offload on a GPU, else the parameter's gradient on its device.
+  void SetOwnedGradient(std::size_t i, const torch::Tensor& sum);
 };
+
+torch::Tensor Pinned(const torch::Tensor& host) {
+  torch::Tensor pinned = torch::empty(host.sizes(), host.options().pinned_memory(true));
+  pinned.copy_(host);
+  return pinned;
+}
+
+void ShardedUpdate::SetOwnedGradient(std::size_t i, const torch::Tensor& sum) {
+  torch::Tensor& param = c_.params[i];
+  if (offload_to_host_) {
+    host_grads_[i] = sum.view_as(param);
+    host_grads_valid_ = true;
+  } else if (param.grad().defined()) {
+    param.mutable_grad().copy_(sum.view_as(param));
+  } else {
+    param.mutable_grad() = sum.view_as(param).to(param.device());
+  }
+}
 
 void ShardedUpdate::ReduceScatter() {
   std::vector<float> send;
@@ -123,17 +176,17 @@ void ShardedUpdate::ReduceScatter() {
       sum.add_(FlatView(received.data() + k * mine_.size() + at, n));
     }
     sum.div_(static_cast<double>(ests));
-    if (param.grad().defined()) {
-      param.mutable_grad().copy_(sum.view_as(param));
-    } else {
-      param.mutable_grad() = sum.view_as(param);
-    }
+    SetOwnedGradient(i, sum);
   }
 }
 
 void ShardedUpdate::UpdateOwned() {
   const double lr = c_.config.train.lr;
   const double momentum = c_.config.train.momentum;
+  if (offload_to_host_) {
+    UpdateOwnedOnHost();
+    return;
+  }
   auto update = [&](std::size_t i) { SgdStep(c_.params[i], momentum_[i], lr, momentum); };
   if (host_threads_ == 0) {
     for (std::size_t i = mine_.first; i < mine_.last; ++i) update(i);
@@ -149,11 +202,46 @@ void ShardedUpdate::UpdateOwned() {
   });
 }
 
+void ShardedUpdate::UpdateOwnedOnHost() {
+  torch::NoGradGuard no_grad;
+  if (!host_params_valid_) {  // first step, or the parameters were restored since
+    for (std::size_t i = mine_.first; i < mine_.last; ++i) {
+      host_params_[i] = Pinned(c_.params[i].detach().to(torch::kCPU));
+    }
+    host_params_valid_ = true;
+  }
+  if (!host_grads_valid_) {  // W = 1: the device folded them; one copy each, then one wait
+    for (std::size_t i = mine_.first; i < mine_.last; ++i) {
+      if (!host_grads_[i].defined() || !host_grads_[i].is_pinned()) {
+        host_grads_[i] = torch::empty(c_.params[i].sizes(),
+                                      c_.params[i].options().device(torch::kCPU).pinned_memory(true));
+      }
+      host_grads_[i].copy_(c_.params[i].grad(), /*non_blocking=*/true);
+    }
+    SynchronizeDevice(device_);
+  }
+  const double lr = c_.config.train.lr;
+  const double momentum = c_.config.train.momentum;
+  RunParts(host_parts_.size(), host_threads_, [&](std::size_t part) {
+    for (std::size_t i = host_parts_[part].first; i < host_parts_[part].last; ++i) {
+      const std::size_t p = mine_.first + i;
+      SgdUpdate(host_params_[p], host_grads_[p], momentum_[p], lr, momentum);
+    }
+  });
+  // Asynchronous from pinned memory; the next forward, on the same stream, runs after the copies
+  // and nothing writes the master copy before the next step's wait.
+  for (std::size_t i = mine_.first; i < mine_.last; ++i) {
+    c_.params[i].detach().copy_(host_params_[i], /*non_blocking=*/true);
+  }
+  host_grads_valid_ = false;
+}
+
 void ShardedUpdate::AllGatherParameters() {
   std::vector<float> mine;
   mine.reserve(static_cast<std::size_t>(mine_.size()));
   for (std::size_t i = mine_.first; i < mine_.last; ++i) {
-    const torch::Tensor values = c_.params[i].detach().contiguous();
+    const torch::Tensor values = offload_to_host_ ? host_params_[i]
+                                                  : c_.params[i].detach().to(torch::kCPU).contiguous();
     const float* data = values.data_ptr<float>();
     mine.insert(mine.end(), data, data + values.numel());
   }
@@ -177,7 +265,7 @@ std::string ShardedUpdate::OptimizerArchive(bool primary) {
   std::vector<float> mine;
   for (std::size_t i = mine_.first; i < mine_.last; ++i) {
     if (!momentum_[i].defined()) continue;  // before the first step, or momentum = 0
-    const torch::Tensor values = momentum_[i].contiguous();
+    const torch::Tensor values = momentum_[i].to(torch::kCPU).contiguous();
     mine.insert(mine.end(), values.data_ptr<float>(), values.data_ptr<float>() + values.numel());
   }
   std::vector<std::int64_t> counts;
@@ -214,7 +302,11 @@ void ShardedUpdate::AdoptLoadedOptimizerState() {
         found == state.end()
             ? torch::Tensor()
             : static_cast<torch::optim::SGDParamState&>(*found->second).momentum_buffer();
+    // Where the update runs: the host for zero-offload on a GPU, else the parameter's device.
+    const torch::Device at = offload_to_host_ ? torch::Device(torch::kCPU) : device_;
+    if (momentum_[i].defined()) momentum_[i] = momentum_[i].to(at);
   }
+  host_params_valid_ = false;  // the checkpoint's parameters replace the master copy
   state.clear();  // this rank keeps only its shard's momentum
 }
 

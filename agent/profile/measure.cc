@@ -13,6 +13,7 @@
 #include "agent/data/dataset.h"
 #include "agent/model/model.h"
 #include "agent/model/registry.h"
+#include "agent/train/device.h"
 #include "agent/train/host_probe.h"
 #include "agent/train/trainer.h"
 
@@ -57,14 +58,19 @@ std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, i
   timed.train.threads = threads;
   std::shared_ptr<Model> model = SeededModel(timed);
   model->train();  // dropout on and the autograd graph recorded, as in a training step
+  // On the device the training runs on; a GPU pass ends when its kernels have run.
+  const torch::Device device = TrainingDevice(config);
+  model->to(device);
   const std::int64_t batch = config.est_batch();
   Dataset data = LoadTrainingSet(config);
-  torch::Tensor images = data.images.narrow(0, 0, batch).contiguous();
+  torch::Tensor images = data.images.narrow(0, 0, batch).contiguous().to(device);
   std::vector<Probed> passes;
   for (int i = 0; i < warmup + reps; ++i) {
     const double probe_ms = host_probe ? TimeHostProbe(threads) : 0.0;
+    SynchronizeDevice(device);
     Clock::time_point start = Clock::now();
     torch::Tensor logits = model->forward(images);
+    SynchronizeDevice(device);
     const double elapsed = SecondsSince(start);
     if (i >= warmup) passes.push_back({elapsed / static_cast<double>(batch), probe_ms});
   }

@@ -17,14 +17,20 @@ torch::Tensor FlatView(float* data, std::int64_t numel) {
   return torch::from_blob(data, {numel}, torch::kFloat32);
 }
 
-// Installs `value` (a fresh tensor shaped like `param`) as the gradient, reusing the existing
-// gradient tensor when there is one.
+// Installs `value` (a fresh host tensor shaped like `param`) as the gradient on the parameter's
+// device, reusing the existing gradient tensor when there is one.
 void AssignGradient(torch::Tensor& param, const torch::Tensor& value) {
   if (param.grad().defined()) {
     param.mutable_grad().copy_(value);
   } else {
-    param.mutable_grad() = value;
+    param.mutable_grad() = value.to(param.device());
   }
+}
+
+// A gradient's values in host memory (the slots and the exchange are host buffers): the tensor
+// itself on the CPU, a copy from a GPU.
+torch::Tensor HostValues(const torch::Tensor& grad) {
+  return grad.detach().to(torch::kCPU).contiguous();
 }
 
 }  // namespace
@@ -54,7 +60,7 @@ void GradientStash::Capture(std::int64_t est_id) {
       std::memset(out, 0, bytes);
       continue;
     }
-    const torch::Tensor values = grad.detach().contiguous();
+    const torch::Tensor values = HostValues(grad);
     std::memcpy(out, values.data_ptr<float>(), bytes);
   }
   captured_[static_cast<std::size_t>(est_id)] = true;
@@ -122,7 +128,7 @@ void GradientStash::ReduceMeanRankOrder(Communicator& world, EstRange hosted) {
     for (std::int64_t est = hosted.begin + 1; est < hosted.end; ++est) {
       sum.add_(FlatView(Slot(est) + offsets_[i], n));
     }
-    params_[i].mutable_grad() = sum.view_as(params_[i]);
+    params_[i].mutable_grad() = sum.view_as(params_[i]).to(params_[i].device());
   }
   accumulated_ = hosted;
   ReduceAccumulatedRankOrder(world, hosted);
@@ -173,7 +179,7 @@ void GradientStash::ReduceAccumulatedRankOrder(Communicator& world, EstRange hos
   RequireAccumulated(hosted);
   std::vector<float> partial(static_cast<std::size_t>(numel_));
   for (std::size_t i = 0; i < params_.size(); ++i) {
-    const torch::Tensor values = params_[i].grad().detach().contiguous();
+    const torch::Tensor values = HostValues(params_[i].grad());
     std::memcpy(partial.data() + offsets_[i], values.data_ptr<float>(),
                 static_cast<std::size_t>(values.numel()) * sizeof(float));
   }

@@ -15,6 +15,7 @@
 #include "agent/plan/execution_plan.h"
 #include "agent/plan/grad_checkpoint.h"
 #include "agent/plan/tensor_parallel.h"
+#include "agent/train/device.h"
 #include "agent/train/params_digest.h"
 #include "scheduler/common/toml_reader.h"
 
@@ -39,11 +40,28 @@ Dataset CheckRunnable(const JobConfig& config, Dataset data) {
   return data;
 }
 
-// Initial weights are the first draws from the default generator after seeding it.
-std::shared_ptr<Model> MakeSeededModel(const JobConfig& config) {
+// Initial weights are the first draws from the CPU's default generator after seeding it, on
+// every device, before the model moves to `device`.
+std::shared_ptr<Model> MakeSeededModel(const JobConfig& config, torch::Device device) {
   ConfigureTorchRuntime(config);
   torch::manual_seed(static_cast<std::uint64_t>(config.train.seed));
-  return MakeModel(config.model.name);
+  std::shared_ptr<Model> model = MakeModel(config.model.name);
+  if (!device.is_cpu()) model->to(device);
+  return model;
+}
+
+// The plans that move activations or parameter chunks between ranks (pp, tp, burst) serialise
+// CPU tensors (tensor_message.h): on a GPU they are not implemented.
+void RequireHostOnlyPlansOnCpu(const JobConfig& config, const perf::ExecutionPlan& plan,
+                               int ranks) {
+  if (config.train.device == ComputeDevice::kCpu) return;
+  const Plan word = RunPlanWord(config);
+  if (plan.pp > 1 || plan.tp > 1 || word == Plan::kTp || RunsBurstPlan(config, ranks)) {
+    throw ConfigError("train.device: \"cuda\" runs the plans dp, ga, gc, zero-dp and "
+                      "zero-offload: plan \"" + std::string(ToString(perf::Family(plan))) +
+                      "\" on " + std::to_string(ranks) +
+                      " ranks runs on \"cpu\" only (its activation exchange is host-side)");
+  }
 }
 
 std::unique_ptr<BatchQueue> MakeBatchQueue(const JobConfig& config, const Dataset& data,
@@ -116,7 +134,14 @@ void ConfigureTorchRuntime(const JobConfig& config) {
     } catch (const c10::Error&) {
     }
   });
-  at::globalContext().setDeterministicAlgorithms(/*enabled=*/true, /*warn_only=*/false);
+  // On a GPU, d1/d2 refuse (LibTorch throws, naming the operation) any kernel without a
+  // deterministic implementation; statistical and d0 promise no bits, so such a kernel warns.
+  const bool cuda = config.train.device == ComputeDevice::kCuda;
+  if (cuda) PrepareCudaDeterminism();
+  const bool bitwise = config.train.determinism == Determinism::kD1 ||
+                       config.train.determinism == Determinism::kD2;
+  at::globalContext().setDeterministicAlgorithms(/*enabled=*/true,
+                                                 /*warn_only=*/cuda && !bitwise);
 }
 
 Trainer::Trainer(const JobConfig& config, Dataset data)
@@ -130,15 +155,17 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
     : config_(config),
       owned_world_(std::move(owned_world)),
       world_(world != nullptr ? world : owned_world_.get()),
+      device_(TrainingDevice(config)),
       plan_(ResolveExecutionPlan(config, world_->size())),
       hosted_(HostedEstsOf(config, plan_, world_->rank(), world_->size())),
       data_(CheckRunnable(config, std::move(data))),
       fold_locally_(world_->size() == 1 || config.train.determinism == Determinism::kD0 ||
                     plan_.pp > 1 || plan_.tp > 1 || RunsBurstPlan(config, world_->size())),
       queue_(MakeBatchQueue(config, data_, hosted_)),
-      model_(MakeSeededModel(config)),
+      model_(MakeSeededModel(config, device_)),
       ests_(MakeHostedEsts(config, hosted_)),
       stash_(model_->parameters(), ParameterNames(*model_), config.train.ests) {
+  RequireHostOnlyPlansOnCpu(config, plan_, world_->size());
   model_->train();
   optimizer_ = std::make_unique<torch::optim::SGD>(
       model_->parameters(),
@@ -183,6 +210,7 @@ double Trainer::RunStep() {
                         ": training diverged (try a smaller train.lr)");
   }
   update_->Step();
+  SynchronizeDevice(device_);
   ++step_;
   last_loss_ = loss;
   return loss;
@@ -211,9 +239,17 @@ std::vector<float> Trainer::RunHostedEsts() {
 
 double Trainer::RunEst(EstContext& est, const MiniBatch& batch) {
   EstRngScope rng(est);
-  torch::Tensor logits =
-      plan_.gc ? ForwardWithRecomputation(*model_, batch.inputs) : model_->forward(batch.inputs);
-  torch::Tensor loss = torch::nn::functional::cross_entropy(logits, batch.targets);
+  SeedDeviceGeneratorFromEst(device_);
+  const torch::Tensor inputs = batch.inputs.to(device_);
+  torch::Tensor targets = batch.targets.to(device_);
+  torch::Tensor logits = plan_.gc ? ForwardWithRecomputation(*model_, inputs) : model_->forward(inputs);
+  if (device_.is_cuda() && logits.dim() == 3) {
+    // Per-position targets ([n, classes, T]) as one [n T, classes] batch: LibTorch's CUDA
+    // nll_loss2d has no deterministic kernel, the plain one does; the same mean.
+    logits = logits.transpose(1, 2).reshape({-1, logits.size(1)});
+    targets = targets.reshape({-1});
+  }
+  torch::Tensor loss = torch::nn::functional::cross_entropy(logits, targets);
   loss.backward();
   return loss.item<double>();
 }

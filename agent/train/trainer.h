@@ -137,6 +137,7 @@ class Trainer {
   JobConfig config_;
   std::unique_ptr<Communicator> owned_world_;  // only for the single-process constructor
   Communicator* world_;
+  torch::Device device_;      // train.device (device.h); the model and its batches live here
   perf::ExecutionPlan plan_;  // this generation's plan (agent/plan/execution_plan.h)
   EstRange hosted_;
   Dataset data_;

@@ -54,11 +54,14 @@ std::string ArchiveBytes(const Saver& save) {
 }
 
 template <typename Loader>
-void LoadArchive(const CheckpointReader& checkpoint, const char* record, const Loader& load) {
+// `device`: where the tensors land, whichever device wrote them (checkpoints are
+// device-independent: a GPU run's checkpoint resumes on CPUs and the other way round).
+void LoadArchive(const CheckpointReader& checkpoint, const char* record, torch::Device device,
+                 const Loader& load) {
   const std::string& bytes = checkpoint.Get(record);
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(bytes.data(), bytes.size());
+    archive.load_from(bytes.data(), bytes.size(), device);
     load(archive);
   } catch (const c10::Error& e) {
     std::string what = e.what();
@@ -251,8 +254,10 @@ void Trainer::RestoreState(const CheckpointReader& checkpoint) {
   RestoreLoader(checkpoint);  // validates before anything below changes the trainer
   // Module::load assigns into the existing parameter tensors (Tensor::set_), so the optimizer
   // and the gradient stash keep referring to them.
-  LoadArchive(checkpoint, kParamsRecord, [this](auto& archive) { model_->load(archive); });
-  LoadArchive(checkpoint, kOptimizerRecord, [this](auto& archive) { optimizer_->load(archive); });
+  LoadArchive(checkpoint, kParamsRecord, device_,
+              [this](auto& archive) { model_->load(archive); });
+  LoadArchive(checkpoint, kOptimizerRecord, device_,
+              [this](auto& archive) { optimizer_->load(archive); });
   update_->AdoptLoadedOptimizerState();
   for (std::size_t i = 0; i < ests_.size(); ++i) ests_[i].rng_state = rng_states[i];
   step_ = progress.step;

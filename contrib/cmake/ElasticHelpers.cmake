@@ -3,7 +3,7 @@
 # Warnings are errors on our own targets only (never on LibTorch's headers: they are SYSTEM).
 function(elastic_target_defaults target)
   target_compile_features(${target} PUBLIC cxx_std_20)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+  target_compile_options(${target} PRIVATE -Wall -Wextra $<$<BOOL:${ELASTIC_WERROR}>:-Werror>)
 endfunction()
 
 # Flags for code that runs as root inside Slurm (the SPANK plugin) and for the daemon.

@@ -67,6 +67,7 @@ TEST_F(JobConfigTest, DefaultsArePinned) {
   EXPECT_EQ(c.train.log_every, 10);
   EXPECT_EQ(c.train.step_timeout_s, 600);
   EXPECT_FALSE(c.train.host_probe);
+  EXPECT_EQ(c.train.device, ComputeDevice::kCpu);
   EXPECT_EQ(c.train.scaling, Scaling::kEst);
   EXPECT_EQ(c.checkpoint.dir, "");
   EXPECT_EQ(c.checkpoint.every_steps, 0);
@@ -120,6 +121,18 @@ TEST_F(JobConfigTest, DataLoaderKeys) {
             "job.toml:3: data.prefetch: invalid value 0: expected an integer from 1 to 1024");
   EXPECT_EQ(ErrorOf(DataLine() + "augment = \"crop\"\n"),
             "job.toml:3: data.augment: invalid value \"crop\": expected \"none\" or \"flip\"");
+}
+
+// train.device only chooses where tensors live; a word other than cpu/cuda is refused on load
+// (whether a GPU is there is the trainer's check: device_test.cc).
+TEST_F(JobConfigTest, DeviceKey) {
+  JobConfig c = Parse(DataLine() + "[train]\ndevice = \"cuda\"\n");
+  EXPECT_EQ(c.train.device, ComputeDevice::kCuda);
+  EXPECT_EQ(ToString(c.train.device), "cuda");
+  EXPECT_EQ(Parse(DataLine() + "[train]\ndevice = \"cpu\"\n").train.device, ComputeDevice::kCpu);
+  EXPECT_EQ(ToString(ComputeDevice::kCpu), "cpu");
+  EXPECT_EQ(ErrorOf(DataLine() + "[train]\ndevice = \"gpu\"\n"),
+            "job.toml:4: train.device: invalid value \"gpu\": expected \"cpu\" or \"cuda\"");
 }
 
 TEST_F(JobConfigTest, LinearScalingIsTheTorchElasticComparisonMode) {

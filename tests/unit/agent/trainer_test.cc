@@ -15,6 +15,8 @@
 #include "agent/common/sha256.h"
 #include "agent/model/registry.h"
 #include "agent/plan/grad_checkpoint.h"
+#include "agent/plan/sgd_step.h"
+#include "agent/train/device.h"
 #include "agent/train/est_context.h"
 #include "agent/train/gradient_stash.h"
 #include "agent/train/params_digest.h"
@@ -92,6 +94,49 @@ TEST(Trainer, RejectsWhatItCannotRun) {
   config = SmallConfig(1);
   config.train.global_batch = 512;
   EXPECT_THROW(Trainer(config, SyntheticData()), ConfigError);
+}
+
+// train.device = "cuda" where LibTorch sees no GPU (this build, or a GPU-less node) is refused
+// before anything trains, with the fix in the message; "cpu" is the host. (On a CUDA machine:
+// bench/gpu_check.sh.)
+TEST(TrainingDevice, CpuIsTheHostAndCudaNeedsAVisibleGpu) {
+  JobConfig config = SmallConfig(1);
+  EXPECT_TRUE(TrainingDevice(config).is_cpu());
+  config.train.device = ComputeDevice::kCuda;
+  auto no_env = [](std::string_view) { return std::optional<std::string>(); };
+  if (torch::cuda::is_available()) {
+    EXPECT_TRUE(TrainingDevice(config, no_env).is_cuda());
+    return;
+  }
+  try {
+    TrainingDevice(config, no_env);
+    ADD_FAILURE() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("train.device: \"cuda\" but this process sees no CUDA "
+                                         "device"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(Trainer(config, SyntheticData()), ConfigError);
+}
+
+// ZeRO-Offload's host update of a GPU parameter (SgdUpdate on its master copy) is the same
+// operations as the replicated SGD step on the parameter itself: equal bits over several steps.
+TEST(SgdUpdate, OnPlainTensorsGivesSgdStepsBits) {
+  torch::Generator generator = at::make_generator<at::CPUGeneratorImpl>(5);
+  torch::Tensor param = torch::randn({7, 3}, generator).requires_grad_(true);
+  torch::Tensor master = param.detach().clone();
+  torch::Tensor param_momentum;
+  torch::Tensor master_momentum;
+  for (int step = 0; step < 3; ++step) {
+    const torch::Tensor grad = torch::randn({7, 3}, generator);
+    param.mutable_grad() = grad.clone();
+    SgdStep(param, param_momentum, 0.05, 0.9);
+    SgdUpdate(master, grad, master_momentum, 0.05, 0.9);
+    ASSERT_TRUE(torch::equal(param.detach(), master)) << step;
+    ASSERT_TRUE(torch::equal(param_momentum, master_momentum)) << step;
+  }
+  EXPECT_FALSE(torch::equal(param.detach(), torch::zeros({7, 3})));
 }
 
 // Every bitwise-safe plan on one rank: GC's recomputation and the sharded update's own SGD step
