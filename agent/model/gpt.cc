@@ -65,7 +65,8 @@ torch::Tensor GptBlock::Attention(const torch::Tensor& h, const TensorParallelSh
   const torch::Tensor q = split_heads(query_);
   const torch::Tensor k = split_heads(key_);
   const torch::Tensor v = split_heads(value_);
-  const torch::Tensor future = torch::ones({t, t}, torch::kBool).triu(1);
+  const torch::Tensor future =
+      torch::ones({t, t}, torch::TensorOptions().dtype(torch::kBool).device(q.device())).triu(1);
   torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(kHeadWidth));
   scores = torch::softmax(scores.masked_fill(future, -INFINITY), -1);
   const torch::Tensor mixed =
