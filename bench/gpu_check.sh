@@ -79,6 +79,9 @@ job resume fmnist_cnn "$data" dp 4 'cpu_threads = 2' '[checkpoint]' "dir = \"$ou
 train resume 1 --until-step 2 >/dev/null
 sed -i 's/^plan = "dp"/plan = "zero-offload"/' "$out/resume.toml"
 expect "dp W=1 to step 2, then zero-offload W=2 from its checkpoint" "$base" "$(train resume 2)"
+if ((profile)); then
+  "$top/bench/perf_fit.sh" --build "$build" --out "$out/profile" --profile "$top/bench/perf_fit_gpu.toml"
+fi
 # gpt on the fortune corpus: runs, and twice gives the same bits.
 export BATCH=64
 job gpt gpt "${FORTUNES:-/usr/share/games/fortunes}" dp 3
@@ -89,7 +92,4 @@ expect "gpt dp W=1, run twice" "$gpt" "$(train gpt2 1)"
 job gpt-w2 gpt "${FORTUNES:-/usr/share/games/fortunes}" zero-offload 3
 expect "gpt zero-offload W=2" "$gpt" "$(train gpt-w2 2)"
 
-if ((profile)); then
-  "$top/bench/perf_fit.sh" --build "$build" --out "$out/profile" --profile "$top/bench/perf_fit_gpu.toml"
-fi
 exit $failed

@@ -52,8 +52,8 @@ ModelFacts InspectModel(const JobConfig& config) {
   return facts;
 }
 
-std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, int warmup, int reps,
-                                         bool host_probe) {
+std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, std::int64_t batch,
+                                         int warmup, int reps, bool host_probe) {
   JobConfig timed = config;
   timed.train.threads = threads;
   std::shared_ptr<Model> model = SeededModel(timed);
@@ -61,7 +61,6 @@ std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, i
   // On the device the training runs on; a GPU pass ends when its kernels have run.
   const torch::Device device = TrainingDevice(config);
   model->to(device);
-  const std::int64_t batch = config.est_batch();
   Dataset data = LoadTrainingSet(config);
   torch::Tensor images = data.images.narrow(0, 0, batch).contiguous().to(device);
   std::vector<Probed> passes;
@@ -93,6 +92,25 @@ double MeasureHostCopyBandwidth(std::size_t bytes, int reps) {
     throw TrainingError("profile: host copy of " + std::to_string(bytes) +
                         " bytes measured no time; raise the size");
   }
+  return Median(std::move(rates));
+}
+
+double MeasureDeviceCopyBandwidth(const JobConfig& config, std::size_t bytes, int reps) {
+  const torch::Device device = TrainingDevice(config);
+  const auto floats = static_cast<std::int64_t>((bytes + sizeof(float) - 1) / sizeof(float));
+  torch::Tensor host = torch::rand({floats}, torch::TensorOptions().pinned_memory(true));
+  torch::Tensor on_device = torch::empty({floats}, torch::TensorOptions().device(device));
+  std::vector<double> rates;
+  for (int i = 0; i < reps + 2; ++i) {
+    SynchronizeDevice(device);
+    Clock::time_point start = Clock::now();
+    on_device.copy_(host, /*non_blocking=*/true);
+    host.copy_(on_device, /*non_blocking=*/true);
+    SynchronizeDevice(device);
+    const double elapsed = SecondsSince(start);
+    if (i >= 2 && elapsed > 0) rates.push_back(2.0 * static_cast<double>(bytes) / elapsed);
+  }
+  if (rates.empty()) throw TrainingError("profile: host-device copy measured no time");
   return Median(std::move(rates));
 }
 

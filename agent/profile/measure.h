@@ -31,15 +31,20 @@ struct ModelFacts {
 // training set (Fashion-MNIST or the text corpus, LoadTrainingSet) through its blocks.
 ModelFacts InspectModel(const JobConfig& config);
 
-// Seconds per sample of the model's training-mode forward pass over the job's per-EST
-// micro-batch (train.global_batch / train.ests samples of the training split), with `threads`
-// intra-op threads, after `warmup` unmeasured passes: one entry per each of the `reps` measured
-// passes, with the host probe's time just before it when `host_probe` (else 0).
-std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, int warmup, int reps,
-                                         bool host_probe);
+// Seconds per sample of the model's training-mode forward pass over `batch` samples of the
+// training split (the profile uses the job's per-EST micro-batch and half of it), on the job's
+// train.device, with `threads` intra-op threads, after `warmup` unmeasured passes: one entry per
+// each of the `reps` measured passes, with the host probe's time just before it when
+// `host_probe` (else 0). REQUIRES: 0 < batch <= the training set's size.
+std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, std::int64_t batch,
+                                         int warmup, int reps, bool host_probe);
 
 // Median bytes/s of memcpy between two host buffers of `bytes` bytes over `reps` copies.
 double MeasureHostCopyBandwidth(std::size_t bytes, int reps);
+
+// Median bytes/s between pinned host memory and the job's GPU (train.device = "cuda"): one copy
+// of `bytes` bytes each way per repetition (ZeRO-Offload moves gradients down and parameters up).
+double MeasureDeviceCopyBandwidth(const JobConfig& config, std::size_t bytes, int reps);
 
 // Point-to-point bandwidth between ranks 0 and 1 (bytes/s): median over `reps` ping-pongs of
 // `bytes` each way (Communicator::Send/Receive, what a ring step or a pipeline boundary uses).

@@ -122,10 +122,11 @@ perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
 // its share of the cores (a fact of the machine, not a fitted parameter): Rubick's model assumes
 // a device per worker.
 perf::Resources RunResources(const PreparedRun& prepared, double b_peer, double b_pcie,
-                             double forward_rate, int cores) {
+                             double forward_rate, double forward_pass_s, int cores) {
   const int busy_threads = prepared.run.workers * prepared.threads;
   if (cores > 0 && busy_threads > cores) {
     forward_rate *= static_cast<double>(cores) / busy_threads;
+    forward_pass_s *= static_cast<double>(busy_threads) / cores;
   }
   perf::Resources resources;
   resources.gpus = prepared.run.workers;           // on a CPU machine a "GPU" is one worker rank
@@ -135,6 +136,7 @@ perf::Resources RunResources(const PreparedRun& prepared, double b_peer, double 
   resources.b_inter = b_peer;  // one machine: no inter-node link to measure
   resources.b_pcie = b_pcie;
   resources.gpu_flops = forward_rate;
+  resources.fwd_s_per_pass = forward_pass_s;
   return resources;
 }
 
@@ -175,7 +177,7 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
   WriteFile(prepared.job_file, JobTomlForRun(job_text, config.job_path, settings));
   JobConfig resolved = LoadJobConfig(prepared.job_file.string(), kNoEnvironment);
   prepared.plan = ResolveExecutionPlan(resolved, run.workers);
-  perf::Resources resources = RunResources(prepared, 1, 1, 1, 0);
+  perf::Resources resources = RunResources(prepared, 1, 1, 1, 0, 0);
   std::string invalid = perf::CheckPlan(model, resources, prepared.plan);
   if (!invalid.empty()) {
     throw ConfigError(where + "the performance model cannot describe plan " +
@@ -253,16 +255,30 @@ RoundMeasurements MeasureInRounds(const ProfileConfig& config, const JobConfig& 
   }
   measured.steps.resize(prepared.size());
   for (const PreparedRun& run : prepared) measured.forward[run.threads];
+  // The half-size passes split a pass's time into a fixed part and a part per sample.
+  measured.forward_batch = job.est_batch();
+  measured.forward_small_batch = job.est_batch() / 2;
+  if (measured.forward_small_batch > 0) {
+    for (const PreparedRun& run : prepared) measured.forward_small[run.threads];
+  }
   for (std::int64_t round = 0; round < config.repeats; ++round) {
     const std::string of_rounds =
         config.repeats > 1
             ? " (round " + std::to_string(round + 1) + "/" + std::to_string(config.repeats) + ")"
             : "";
     for (auto& [threads, rounds] : measured.forward) {
-      rounds.push_back(
-          MeasureForwardPasses(job, threads, kForwardWarmup, kForwardReps, config.host_probe));
+      rounds.push_back(MeasureForwardPasses(job, threads, measured.forward_batch, kForwardWarmup,
+                                            kForwardReps, config.host_probe));
       out << "profile: forward " << Median(Values(rounds.back())) * 1e6 << " us/sample with "
-          << threads << " intra-op thread(s)" << of_rounds << std::endl;
+          << threads << " intra-op thread(s)";
+      if (auto small = measured.forward_small.find(threads); small != measured.forward_small.end()) {
+        small->second.push_back(MeasureForwardPasses(job, threads, measured.forward_small_batch,
+                                                     kForwardWarmup, kForwardReps,
+                                                     config.host_probe));
+        out << ", " << Median(Values(small->second.back())) * 1e6 << " at half the batch ("
+            << measured.forward_small_batch << " samples)";
+      }
+      out << of_rounds << std::endl;
     }
     for (size_t i = 0; i < prepared.size(); ++i) {
       measured.steps[i].push_back(MeasureSteps(config, prepared[i], agent, runs_dir, round));
@@ -281,8 +297,9 @@ perf::ProfiledPoints WithEstimates(perf::ProfiledPoints points, const ProfileCon
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   for (size_t i = 0; i < prepared.size(); ++i) {
     const PreparedRun& run = prepared[i];
-    const perf::Resources resources = RunResources(run, points.b_intra, points.b_pcie,
-                                                   estimates.forward_rate.at(run.threads), cores);
+    const perf::Resources resources =
+        RunResources(run, points.b_intra, points.b_pcie, estimates.forward_rate.at(run.threads),
+                     estimates.forward_pass_s.at(run.threads), cores);
     points.runs.push_back(MakeProfiledRun(config, run, resources, estimates.rate[i],
                                           static_cast<double>(job.train.global_batch)));
   }
@@ -341,25 +358,36 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
 
   // Bandwidths at the size that moves in a step: the model's fp32 gradients.
   const auto gradient_bytes = static_cast<std::size_t>(facts.params * kFloatBytes);
-  points.b_pcie = MeasureHostCopyBandwidth(gradient_bytes, kBandwidthReps);
+  // T_off's link: on a GPU the host-device copy, on CPU workers a copy between host buffers.
+  const bool gpu = job.train.device == ComputeDevice::kCuda;
+  points.b_pcie = gpu ? MeasureDeviceCopyBandwidth(job, gradient_bytes, kBandwidthReps)
+                      : MeasureHostCopyBandwidth(gradient_bytes, kBandwidthReps);
   points.b_intra = MeasureMachinePeerBandwidth(config, options.agent_path, gradient_bytes);
   points.b_inter = points.b_intra;
   out << "profile: bandwidth between ranks " << points.b_intra / 1e9 << " GB/s, host copy "
-      << points.b_pcie / 1e9 << " GB/s (" << gradient_bytes << " bytes)" << std::endl;
+      << points.b_pcie / 1e9 << " GB/s" << (gpu ? " to the GPU and back" : "") << " ("
+      << gradient_bytes << " bytes)" << std::endl;
 
   const RoundMeasurements measured =
       MeasureInRounds(config, job, prepared, options.agent_path, runs_dir, out);
-  const perf::ProfiledPoints plain =
-      WithEstimates(points, config, job, prepared, PlainEstimates(measured));
+  const Estimates plain_estimates = PlainEstimates(measured);
+  const perf::ProfiledPoints plain = WithEstimates(points, config, job, prepared, plain_estimates);
+  Estimates estimates = plain_estimates;
   if (config.host_probe) {
     const HostScaling scaling = FitHostScaling(measured);
     PrintRoundNoise(measured, &scaling, out);
     // The plain medians beside the scaled ones, so a fit on each can be compared.
     WriteFile(out_dir / "points.plain.json", perf::ProfiledPointsToJson(plain));
-    points = WithEstimates(points, config, job, prepared, QuietHostEstimates(measured, scaling));
+    estimates = QuietHostEstimates(measured, scaling);
+    points = WithEstimates(points, config, job, prepared, estimates);
   } else {
     if (config.repeats > 1) PrintRoundNoise(measured, nullptr, out);
     points = plain;
+  }
+  for (const auto& [threads, rate] : estimates.forward_rate) {
+    out << "profile: forward pass with " << threads << " intra-op thread(s): "
+        << estimates.forward_pass_s.at(threads) * 1e6 << " us fixed + " << 1e6 / rate
+        << " us per sample" << std::endl;
   }
   WriteFile(out_dir / "points.json", perf::ProfiledPointsToJson(points));
   WriteFile(out_dir / "points.csv", ProfiledPointsToCsv(points));

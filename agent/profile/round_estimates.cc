@@ -89,14 +89,46 @@ HostScaling FitHostScaling(const RoundMeasurements& measured) {
   return scaling;
 }
 
+ForwardSplit SplitForwardTime(double s_per_sample_large, std::int64_t large,
+                              double s_per_sample_small, std::int64_t small) {
+  const auto n_large = static_cast<double>(large);
+  const auto n_small = static_cast<double>(small);
+  const double per_sample =
+      (s_per_sample_large * n_large - s_per_sample_small * n_small) / (n_large - n_small);
+  const double per_pass = s_per_sample_large * n_large - per_sample * n_large;
+  if (!(per_sample > 0) || !(per_pass >= 0)) return {s_per_sample_large, 0};
+  return {per_sample, per_pass};
+}
+
+namespace {
+
+// One forward rate (and fixed part) per thread count from `seconds_per_sample(rounds)`, the
+// estimate of a pass's seconds per sample over its rounds.
+template <typename Estimate>
+void EstimateForward(const RoundMeasurements& measured, const Estimate& seconds_per_sample,
+                     Estimates& estimates) {
+  for (const auto& [threads, rounds] : measured.forward) {
+    ForwardSplit split{seconds_per_sample(threads, rounds), 0};
+    if (auto small = measured.forward_small.find(threads); small != measured.forward_small.end()) {
+      split = SplitForwardTime(split.s_per_sample, measured.forward_batch,
+                               seconds_per_sample(threads, small->second),
+                               measured.forward_small_batch);
+    }
+    estimates.forward_rate[threads] = 1.0 / split.s_per_sample;
+    estimates.forward_pass_s[threads] = split.s_per_pass;
+  }
+}
+
+}  // namespace
+
 Estimates PlainEstimates(const RoundMeasurements& measured) {
   Estimates estimates;
   for (const Rounds& rounds : measured.steps) {
     estimates.rate.push_back(Median(RoundMedians(rounds, Scale{})));
   }
-  for (const auto& [threads, rounds] : measured.forward) {
-    estimates.forward_rate[threads] = 1.0 / Median(RoundMedians(rounds, Scale{}));
-  }
+  EstimateForward(
+      measured, [](int, const Rounds& rounds) { return Median(RoundMedians(rounds, Scale{})); },
+      estimates);
   return estimates;
 }
 
@@ -106,9 +138,13 @@ Estimates QuietHostEstimates(const RoundMeasurements& measured, const HostScalin
     const Scale scale = StepScale(&scaling, measured.threads[i]);
     estimates.rate.push_back(Median(scale(Pooled(measured.steps[i]))));
   }
-  for (const auto& [threads, rounds] : measured.forward) {
-    estimates.forward_rate[threads] = 1.0 / Median(ForwardScale(&scaling, threads)(Pooled(rounds)));
-  }
+  // The smaller passes are scaled with the slope and quiet time fitted on the full ones.
+  EstimateForward(
+      measured,
+      [&scaling](int threads, const Rounds& rounds) {
+        return Median(ForwardScale(&scaling, threads)(Pooled(rounds)));
+      },
+      estimates);
   return estimates;
 }
 

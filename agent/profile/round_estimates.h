@@ -18,14 +18,34 @@ struct RoundMeasurements {
   std::vector<std::string> labels;                      // per run
   std::vector<int> threads;                             // per run: its intra-op threads
   std::vector<std::vector<std::vector<Probed>>> steps;  // [run][round]: samples/s per step
-  // Intra-op threads -> [round]: seconds per sample of each forward pass.
+  // Intra-op threads -> [round]: seconds per sample of each forward pass of forward_batch samples.
   std::map<int, std::vector<std::vector<Probed>>> forward;
+  // The same at forward_small_batch samples (fewer): with `forward` they split a pass's time into
+  // a fixed part and a part per sample (SplitForwardTime). Empty: not measured, so the forward
+  // time is all per sample.
+  std::map<int, std::vector<std::vector<Probed>>> forward_small;
+  std::int64_t forward_batch = 0;
+  std::int64_t forward_small_batch = 0;
 };
 
 struct Estimates {
-  std::vector<double> rate;            // per run: training samples/s
-  std::map<int, double> forward_rate;  // intra-op threads -> one worker's forward samples/s
+  std::vector<double> rate;  // per run: training samples/s
+  // Intra-op threads -> one worker's forward samples/s, beyond the fixed part of a pass.
+  std::map<int, double> forward_rate;
+  std::map<int, double> forward_pass_s;  // intra-op threads -> fixed seconds per pass (or 0)
 };
+
+// A forward pass's time as T(n) = s_per_pass + n * s_per_sample.
+struct ForwardSplit {
+  double s_per_sample = 0;
+  double s_per_pass = 0;
+};
+
+// The line through the times of a pass of `large` and of `small` samples (given per sample).
+// Where noise would make a part negative, the pass is all per sample: {the large pass's, 0}.
+// REQUIRES: large > small > 0, both times positive.
+ForwardSplit SplitForwardTime(double s_per_sample_large, std::int64_t large,
+                              double s_per_sample_small, std::int64_t small);
 
 // How the measurements are brought to the quiet host. The step rates share one slope (fitted
 // within every run); a probe's quiet time depends on how many threads it runs on, so it is taken

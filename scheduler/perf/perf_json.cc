@@ -62,7 +62,7 @@ const std::array<Field<ExecutionPlan>, 9> kPlanFields = {{
     {"cpu_threads", &ExecutionPlan::cpu_threads},
 }};
 
-const std::array<Field<Resources>, 9> kResourceFields = {{
+const std::array<Field<Resources>, 10> kResourceFields = {{
     {"gpus", &Resources::gpus, 1},
     {"gpus_per_node", &Resources::gpus_per_node, 1},
     {"cpus", &Resources::cpus},
@@ -72,6 +72,7 @@ const std::array<Field<Resources>, 9> kResourceFields = {{
     {"b_inter", &Resources::b_inter},
     {"b_pcie", &Resources::b_pcie},
     {"gpu_flops", &Resources::gpu_flops},
+    {"fwd_s_per_pass", &Resources::fwd_s_per_pass},
 }};
 
 // ---- ModelDesc ------------------------------------------------------------------------------
@@ -162,8 +163,10 @@ json ResourcesToJson(const Resources& resources) {
 
 Resources ResourcesFromJson(Reader& reader, const json& object, const std::string& path) {
   const std::vector<const char*> names = FieldKeys(kResourceFields);
+  std::vector<const char*> required = names;  // fwd_s_per_pass: absent in older files (0)
+  std::erase_if(required, [](const char* name) { return std::string_view(name) == "fwd_s_per_pass"; });
   Resources resources;
-  if (reader.Keys(object, path, names, names)) {
+  if (reader.Keys(object, path, names, required)) {
     ReadFields(reader, object, path, kResourceFields, resources);
   }
   return resources;

@@ -123,6 +123,7 @@ std::string CheckPlan(const ModelDesc& model, const Resources& resources,
   if (resources.gpus < 1 || resources.gpus_per_node < 1) {
     return "perf: resources: gpus and gpus_per_node must be >= 1";
   }
+  if (!(resources.fwd_s_per_pass >= 0)) return "perf: resources: fwd_s_per_pass must be >= 0";
   if (!(ForwardSecondsPerSample(model, resources) > 0)) {
     return "perf: model: no forward time (fwd_s_per_sample, or fwd_flops_per_sample with "
            "gpu_flops)";
@@ -184,10 +185,13 @@ Checked<IterationTime> PredictIteration(const ModelDesc& model, const Resources&
   const GroupBandwidths bw = Bandwidths(resources, plan);
   IterationTime it;
 
-  // §4.1 "Modeling T_fwd": linear in the per-GPU batch b/(d*a*m) and in the TP shard 1/t. PP:
+  // §4.1 "Modeling T_fwd": linear in the per-GPU batch b/(d*a*m) and in the TP shard 1/t, plus
+  // (our addition) the measured fixed cost of a pass, paid once per micro-batch: on a GPU a small
+  // model's pass is mostly kernel launches, so a = 8 micro-batches cost nearly twice a = 4. PP:
   // T_fwd = t_p * g_p / p * (m + p - 1), where t_p * g_p is the whole model's forward time for
   // one micro-batch. Without PP (p = m = 1) this is the per-GA-step forward time.
-  const double whole_model_micro = ForwardSecondsPerSample(model, resources) * b / (d * a * m) / t;
+  const double whole_model_micro =
+      ForwardSecondsPerSample(model, resources) * b / (d * a * m) / t + resources.fwd_s_per_pass;
   it.fwd = whole_model_micro / p * (m + p - 1);
   // §4.1 "Modeling T_bwd": T_bwd = k_bwd * T_fwd; GC recomputes the forward pass (+ T_fwd).
   it.bwd = k.k_bwd * it.fwd + (plan.gc ? it.fwd : 0.0);

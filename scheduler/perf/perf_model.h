@@ -69,6 +69,10 @@ struct Resources {
   double b_inter = 0;    // bytes/s between GPUs of different nodes
   double b_pcie = 0;     // bytes/s between one GPU and host memory
   double gpu_flops = 0;  // effective FLOP/s per GPU; only read when fwd_s_per_sample is 0
+  // Fixed seconds of one forward pass of the whole model over one micro-batch, whatever its size
+  // (kernel launches, synchronisation; measured by the profiler as the intercept of the forward
+  // time at two batch sizes). 0 = the forward time is linear in the batch, as in §4.1.
+  double fwd_s_per_pass = 0;
 
   int Nodes() const { return gpus_per_node > 0 ? (gpus + gpus_per_node - 1) / gpus_per_node : 0; }
 };

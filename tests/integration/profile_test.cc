@@ -66,6 +66,10 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("profile: [2/2] w2-tjob-zero-offload-c1"), std::string::npos)
       << run.output;
+  // The forward passes at the job's micro-batch and at half of it, split into fixed + per sample.
+  EXPECT_NE(run.output.find(" at half the batch (8 samples)"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("profile: forward pass with 1 intra-op thread(s): "), std::string::npos)
+      << run.output;
 
   perf::Checked<perf::ProfiledPoints> points =
       perf::ProfiledPointsFromJson(ReadAll(out / "points.json"));
@@ -81,6 +85,7 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   for (const perf::ProfiledRun& r : points->runs) {
     EXPECT_GT(r.point.throughput, 0) << r.label;
     EXPECT_GT(r.point.resources.gpu_flops, 0) << r.label;  // measured forward rate
+    EXPECT_GE(r.point.resources.fwd_s_per_pass, 0) << r.label;  // its fixed part, or 0
     EXPECT_EQ(r.point.resources.b_intra, points->b_intra) << r.label;
     EXPECT_EQ(r.measured_steps, 2) << r.label;
   }

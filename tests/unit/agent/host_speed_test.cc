@@ -81,6 +81,32 @@ TEST(RoundEstimates, ScaledToTheQuietHost) {
   EXPECT_NEAR(quiet.forward_rate.at(1), 1000.0, 1e-9);
 }
 
+// A pass of 256 samples taking 2 ms + 256 x 10 us and one of 128 taking 2 ms + 128 x 10 us:
+// the line through both gives back the fixed 2 ms and the 10 us per sample; noise that would
+// make a part negative leaves the pass all per sample.
+TEST(RoundEstimates, HalfBatchPassesSplitOffTheFixedCost) {
+  const double large = (0.002 + 256 * 1e-5) / 256;
+  const double small = (0.002 + 128 * 1e-5) / 128;
+  const ForwardSplit split = SplitForwardTime(large, 256, small, 128);
+  EXPECT_NEAR(split.s_per_pass, 0.002, 1e-15);
+  EXPECT_NEAR(split.s_per_sample, 1e-5, 1e-18);
+  const ForwardSplit noisy = SplitForwardTime(1e-5, 256, 0.9e-5, 128);  // small pass cheaper
+  EXPECT_EQ(noisy.s_per_pass, 0.0);
+  EXPECT_EQ(noisy.s_per_sample, 1e-5);
+
+  RoundMeasurements measured = ThreeRounds();
+  measured.forward[1] = {{{large, 1.0}}, {{large, 1.0}}, {{large, 1.0}}};
+  EXPECT_EQ(PlainEstimates(measured).forward_pass_s.at(1), 0.0);  // no half passes: linear
+  measured.forward_batch = 256;
+  measured.forward_small_batch = 128;
+  measured.forward_small[1] = {{{small, 1.0}}, {{small, 1.0}}, {{small, 1.0}}};
+  const Estimates plain = PlainEstimates(measured);
+  EXPECT_NEAR(plain.forward_pass_s.at(1), 0.002, 1e-15);
+  EXPECT_NEAR(plain.forward_rate.at(1), 1e5, 1e-6);
+  const Estimates quiet = QuietHostEstimates(measured, FitHostScaling(measured));
+  EXPECT_NEAR(quiet.forward_pass_s.at(1), 0.002, 1e-15);
+}
+
 TEST(RoundEstimates, NoiseLinesShowBothSpreads) {
   const RoundMeasurements measured = ThreeRounds();
   const HostScaling scaling = FitHostScaling(measured);

@@ -151,6 +151,34 @@ TEST(FitPerfParams, SevenPointsSufficeWithoutNoise) {
   }
 }
 
+// Every point measured with a fixed cost per forward pass (a GPU's launches, measured by the
+// profiler, not fitted): the fit still recovers the 7 parameters, and a fit that ignored the
+// fixed cost would mispredict the unseen GA point.
+TEST(FitPerfParams, RecoversTheParametersWithAFixedForwardCost) {
+  std::vector<ProfiledPoint> points = ProfilingRuns();
+  for (ProfiledPoint& p : points) p.resources.fwd_s_per_pass = 0.004;
+  Measure(points, Truth(), 0, 0);
+  Checked<FitResult> fit = FitPerfParams(RobertaLike(), points);
+  ASSERT_TRUE(fit) << fit.error;
+  EXPECT_LT(fit->rmsle, 1e-6);
+  const ParamVector got = ToVector(fit->params), want = ToVector(Truth());
+  for (int i = 0; i < kNumPerfParams; ++i) {
+    EXPECT_LT(RelativeError(got[i], want[i]), 0.01) << ParamName(i);
+  }
+  ProfiledPoint ga{{.dp = 4, .ga_steps = 8}, Placed(4, 2), 0};
+  ga.resources.fwd_s_per_pass = 0.004;
+  const double truth = PredictIteration(RobertaLike(), ga.resources, ga.plan, Truth())->throughput;
+  EXPECT_LT(RelativeError(
+                PredictIteration(RobertaLike(), ga.resources, ga.plan, fit->params)->throughput,
+                truth),
+            1e-4);
+  ga.resources.fwd_s_per_pass = 0;
+  EXPECT_GT(RelativeError(
+                PredictIteration(RobertaLike(), ga.resources, ga.plan, fit->params)->throughput,
+                truth),
+            0.05);
+}
+
 TEST(FitPerfParams, ToleratesSmallMultiplicativeNoise) {
   // 2% log-normal noise on every measurement, three seeds.
   for (std::uint64_t seed : {11u, 22u, 33u}) {

@@ -211,6 +211,7 @@ ProfiledPoints TwoRuns() {
   dp.point.plan.dp = 2;
   dp.point.resources = OneNode(2, 2);
   dp.point.resources.gpu_flops = 1e9 / 3.0;
+  dp.point.resources.fwd_s_per_pass = 1e-4 / 3.0;
   dp.point.throughput = 1234.5678901234567;
   dp.intra_threads = 1;
   dp.measured_steps = 12;
@@ -239,6 +240,20 @@ TEST(ProfiledPointsJson, RoundTripsBitExactly) {
   EXPECT_EQ(out->runs[1].label, "w2-t1-zero-offload-c2");
   EXPECT_EQ(out->runs[1].point.resources.gpus_per_node, 2);
   EXPECT_EQ(ProfiledPointsToJson(in), ProfiledPointsToJson(*out));
+  EXPECT_TRUE(SameBits(out->runs[0].point.resources.fwd_s_per_pass,
+                       in.runs[0].point.resources.fwd_s_per_pass));
+}
+
+// Points written before fwd_s_per_pass existed read as 0 (a linear forward time).
+TEST(ProfiledPointsJson, FixedForwardCostIsOptional) {
+  std::string text = ProfiledPointsToJson(TwoRuns());
+  for (std::size_t at; (at = text.find("\"fwd_s_per_pass\"")) != std::string::npos;) {
+    text.erase(at, text.find_first_of(",}", at) + 1 - at);
+  }
+  ASSERT_EQ(text.find("fwd_s_per_pass"), std::string::npos);
+  Checked<ProfiledPoints> out = ProfiledPointsFromJson(text);
+  ASSERT_TRUE(out) << out.error << "\n" << text;
+  EXPECT_EQ(out->runs[0].point.resources.fwd_s_per_pass, 0.0);
 }
 
 TEST(ProfiledPointsJson, RefusesMalformedRuns) {

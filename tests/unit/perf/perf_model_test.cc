@@ -62,6 +62,24 @@ TEST(PredictIteration, DataParallelWithGradientAccumulation) {
   EXPECT_NEAR(t.iter, t.cc + 0.01 + 0.05, 1e-15);
 }
 
+// The measured fixed cost of a forward pass is paid once per micro-batch: at one global batch,
+// more micro-batches cost more (a GPU's kernel launches); 0 keeps §4.1's linear T_fwd.
+TEST(PredictIteration, FixedCostPerForwardPassIsPaidPerMicroBatch) {
+  Resources with_pass = OneNode(1);
+  with_pass.fwd_s_per_pass = 0.005;
+  IterationTime one = Predict(with_pass, {});
+  EXPECT_DOUBLE_EQ(one.fwd, 0.08 + 0.005);
+  EXPECT_DOUBLE_EQ(one.bwd, 2 * (0.08 + 0.005));
+  IterationTime four = Predict(with_pass, {.ga_steps = 4});
+  EXPECT_DOUBLE_EQ(four.fwd, 0.02 + 0.005);
+  EXPECT_NEAR(four.cc, 4 * 0.025 + 3 * 0.05 + 0.05, 1e-15);
+  EXPECT_GT(four.iter, one.iter);
+  EXPECT_NEAR(Predict(OneNode(1), {.ga_steps = 4}).iter, Predict(OneNode(1), {}).iter,
+              1e-15);  // without it, a changes nothing here
+  with_pass.fwd_s_per_pass = -1;
+  EXPECT_EQ(CheckPlan(SmallModel(), with_pass, {}), "perf: resources: fwd_s_per_pass must be >= 0");
+}
+
 TEST(PredictIteration, DataParallelAcrossNodesUsesInterNodeBandwidth) {
   // 4 GPUs, 2 per node: V_dp = 2e8 x 2 x 3/4 = 3e8 bytes over 1e9 B/s.
   IterationTime t = Predict(OneNode(4, 2), {.dp = 4});
