@@ -294,7 +294,7 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
         << " lr=" << config.train.lr << " scaling=" << ToString(config.train.scaling)
         << " threads=" << config.train.threads
         << " determinism=" << ToString(config.train.determinism) << " isa=" << CpuKernelIsa()
-        << " plan=" << DescribeExecutionPlan(config, trainer.plan()) << " steps=" << stop
+        << " device=" << ToString(config.train.device) << " plan=" << DescribeExecutionPlan(config, trainer.plan()) << " steps=" << stop
         << std::endl;
   }
 
