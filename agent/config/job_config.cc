@@ -42,6 +42,22 @@ std::string ResolvePath(const std::string& path, const std::string& base_dir) {
   return p.lexically_normal().string();
 }
 
+// A key whose value is one of two words (data.augment, train.device, train.scaling).
+template <typename Enum>
+void ReadOneOfTwo(TomlReader& reader, const char* key, std::pair<std::string_view, Enum> first,
+                  std::pair<std::string_view, Enum> second, Enum& out) {
+  const auto v = reader.String(key);
+  if (!v) return;
+  if (*v == first.first) {
+    out = first.second;
+  } else if (*v == second.first) {
+    out = second.second;
+  } else {
+    reader.Fail(key, "invalid value " + Quoted(*v) + ": expected " + Quoted(first.first) +
+                         " or " + Quoted(second.first));
+  }
+}
+
 void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.String("model.name")) c.model.name = *v;
   if (auto v = reader.String("data.path")) {
@@ -52,16 +68,8 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   c.data.path = ResolvePath(c.data.path, base_dir);
   if (auto v = reader.Integer("data.workers", 0, kMaxDataWorkers)) c.data.workers = *v;
   if (auto v = reader.Integer("data.prefetch", 1, kMaxDataPrefetch)) c.data.prefetch = *v;
-  if (auto v = reader.String("data.augment")) {
-    if (*v == "none") {
-      c.data.augment = Augment::kNone;
-    } else if (*v == "flip") {
-      c.data.augment = Augment::kFlip;
-    } else {
-      reader.Fail("data.augment",
-                  "invalid value " + Quoted(*v) + ": expected \"none\" or \"flip\"");
-    }
-  }
+  ReadOneOfTwo(reader, "data.augment", {"none", Augment::kNone}, {"flip", Augment::kFlip},
+               c.data.augment);
 
   JobConfig::Train& t = c.train;
   if (auto v = reader.Integer("train.ests", 1, kMaxEsts)) t.ests = *v;
@@ -84,28 +92,13 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.Integer("train.log_every", 0, kMaxInt)) t.log_every = *v;
   if (auto v = reader.Integer("train.step_timeout_s", 0, kMaxInt)) t.step_timeout_s = *v;
   if (auto v = reader.Bool("train.host_probe")) t.host_probe = *v;
-  if (auto v = reader.String("train.device")) {
-    if (*v == "cpu") {
-      t.device = ComputeDevice::kCpu;
-    } else if (*v == "cuda") {
-      t.device = ComputeDevice::kCuda;
-    } else {
-      reader.Fail("train.device", "invalid value " + Quoted(*v) + ": expected \"cpu\" or \"cuda\"");
-    }
-  }
+  ReadOneOfTwo(reader, "train.device", {"cpu", ComputeDevice::kCpu},
+               {"cuda", ComputeDevice::kCuda}, t.device);
   if (auto v = reader.String("train.perf_model"); v && !v->empty()) {
     t.perf_model = ResolvePath(*v, base_dir);
   }
-  if (auto v = reader.String("train.scaling")) {
-    if (*v == "est") {
-      t.scaling = Scaling::kEst;
-    } else if (*v == "linear") {
-      t.scaling = Scaling::kLinear;
-    } else {
-      reader.Fail("train.scaling",
-                  "invalid value " + Quoted(*v) + ": expected \"est\" or \"linear\"");
-    }
-  }
+  ReadOneOfTwo(reader, "train.scaling", {"est", Scaling::kEst}, {"linear", Scaling::kLinear},
+               t.scaling);
 
   if (auto v = reader.String("checkpoint.dir")) c.checkpoint.dir = ResolvePath(*v, base_dir);
   if (auto v = reader.String("background.config"); v && !v->empty()) {

@@ -251,54 +251,42 @@ TrainOutcome RunTrainCommand(const JobConfig& config, const TrainOptions& option
   return RunTrainCommand(config, options, *world, out, err);
 }
 
-TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& options,
-                             Communicator& world, std::ostream& out, std::ostream& err) {
-  const JobConfig config = ScaledForWorld(configured, world.size());
-  const bool primary = options.primary && world.rank() == 0;
-  std::ostream silent(nullptr);  // discards: notes come from rank 0 only
-  std::ostream& notes = primary ? err : silent;
-  const std::int64_t stop = StopStep(config, options);
-  // Before the foreground Trainer (background_job.h says why).
-  std::unique_ptr<BackgroundJob> background;
-  if (config.background.job) {
-    if (RunsBurstPlan(config, world.size())) {
-      background = std::make_unique<BackgroundJob>(*config.background.job, world.rank());
-    } else {
-      notes << "elastic-agent: background.config " << config.background.config
-            << " not run: background jobs fill the idle slots of a burst plan on several ranks "
-               "(train.plan = \"burst\")"
-            << std::endl;
-    }
-  }
-  Dataset data = LoadTrainingSet(config);
-  const std::int64_t samples = data.size();
-  Trainer trainer(config, std::move(data), world);
-  const multiplex::SteadyClock clock;
-  std::optional<multiplex::IdleFiller> filler;
-  if (background) {
-    filler.emplace(*background, clock);
-    trainer.SetIdleFiller(&*filler);
-  }
-  const std::optional<std::int64_t> resumed = Resume(config, trainer, notes);
-  RequireSameResumeStep(world, trainer.completed_steps());
-  if (resumed && *resumed > stop) {
-    const std::string limit = options.until_step ? "--until-step " : "train.steps = ";
-    throw UsageError(limit + std::to_string(stop) + ": the checkpoint in " + config.checkpoint.dir +
-                     " is already at step " + std::to_string(*resumed));
-  }
-  Checkpointer checkpointer(config, world, primary, resumed);
-  if (primary) {
-    out << "elastic-agent: training " << config.model.name << " on " << samples
-        << " samples: ests=" << config.train.ests << " ranks=" << world.size()
-        << " hosted=" << ToString(trainer.hosted()) << " global_batch=" << config.train.global_batch
-        << " lr=" << config.train.lr << " scaling=" << ToString(config.train.scaling)
-        << " threads=" << config.train.threads
-        << " determinism=" << ToString(config.train.determinism) << " isa=" << CpuKernelIsa()
-        << " device=" << ToString(config.train.device) << " plan=" << DescribeExecutionPlan(config, trainer.plan()) << " steps=" << stop
-        << std::endl;
-  }
+namespace {
 
-  TrainOutcome outcome;
+// A background job trains only in the idle slots of a burst plan on several ranks; otherwise
+// the config's background.config is noted and not run. Built before the foreground Trainer
+// (background_job.h says why).
+std::unique_ptr<BackgroundJob> MakeBackgroundJob(const JobConfig& config, int rank, int ranks,
+                                                 std::ostream& notes) {
+  if (!config.background.job) return nullptr;
+  if (RunsBurstPlan(config, ranks)) {
+    return std::make_unique<BackgroundJob>(*config.background.job, rank);
+  }
+  notes << "elastic-agent: background.config " << config.background.config
+        << " not run: background jobs fill the idle slots of a burst plan on several ranks "
+           "(train.plan = \"burst\")"
+        << std::endl;
+  return nullptr;
+}
+
+void PrintStartLine(const JobConfig& config, std::int64_t samples, int ranks,
+                    const Trainer& trainer, std::int64_t stop, std::ostream& out) {
+  out << "elastic-agent: training " << config.model.name << " on " << samples
+      << " samples: ests=" << config.train.ests << " ranks=" << ranks
+      << " hosted=" << ToString(trainer.hosted()) << " global_batch=" << config.train.global_batch
+      << " lr=" << config.train.lr << " scaling=" << ToString(config.train.scaling)
+      << " threads=" << config.train.threads
+      << " determinism=" << ToString(config.train.determinism) << " isa=" << CpuKernelIsa()
+      << " device=" << ToString(config.train.device)
+      << " plan=" << DescribeExecutionPlan(config, trainer.plan()) << " steps=" << stop
+      << std::endl;
+}
+
+// Steps until `stop`, or until the ranks agree on a SIGTERM: progress lines (rank 0), the
+// watchdog, the periodic and on-demand checkpoints.
+void RunSteps(const JobConfig& config, std::int64_t stop, bool primary, Trainer& trainer,
+              Communicator& world, Checkpointer& checkpointer, std::ostream& out,
+              std::ostream& notes) {
   ProgressMeter meter(config.train.global_batch, trainer.completed_steps());
   bool first_step_reported = false;
   StepWatchdog watchdog(std::chrono::seconds(config.train.step_timeout_s));
@@ -326,7 +314,41 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
     if (every > 0 && step % every == 0) WriteOrWarn(checkpointer, trainer, notes);
     watchdog.Beat();  // a checkpoint write is progress too
   }
+}
+
+}  // namespace
+
+TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& options,
+                             Communicator& world, std::ostream& out, std::ostream& err) {
+  const JobConfig config = ScaledForWorld(configured, world.size());
+  const bool primary = options.primary && world.rank() == 0;
+  std::ostream silent(nullptr);  // discards: notes come from rank 0 only
+  std::ostream& notes = primary ? err : silent;
+  const std::int64_t stop = StopStep(config, options);
+  std::unique_ptr<BackgroundJob> background =
+      MakeBackgroundJob(config, world.rank(), world.size(), notes);
+  Dataset data = LoadTrainingSet(config);
+  const std::int64_t samples = data.size();
+  Trainer trainer(config, std::move(data), world);
+  const multiplex::SteadyClock clock;
+  std::optional<multiplex::IdleFiller> filler;
+  if (background) {
+    filler.emplace(*background, clock);
+    trainer.SetIdleFiller(&*filler);
+  }
+  const std::optional<std::int64_t> resumed = Resume(config, trainer, notes);
+  RequireSameResumeStep(world, trainer.completed_steps());
+  if (resumed && *resumed > stop) {
+    const std::string limit = options.until_step ? "--until-step " : "train.steps = ";
+    throw UsageError(limit + std::to_string(stop) + ": the checkpoint in " + config.checkpoint.dir +
+                     " is already at step " + std::to_string(*resumed));
+  }
+  Checkpointer checkpointer(config, world, primary, resumed);
+  if (primary) PrintStartLine(config, samples, world.size(), trainer, stop, out);
+
+  RunSteps(config, stop, primary, trainer, world, checkpointer, out, notes);
   checkpointer.Write(trainer);  // the stop step (or the step a SIGTERM stopped at)
+  TrainOutcome outcome;
   outcome.loss = trainer.last_loss();
   outcome.step = trainer.completed_steps();
   outcome.params_sha256 = trainer.ParamsSha256();
