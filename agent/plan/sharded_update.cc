@@ -10,10 +10,8 @@
 //  3. all-gather: every rank receives every owner's updated parameters unchanged.
 // On a GPU (train.device = "cuda") the folds and the exchange stay in host memory and only the
 // result moves: zero-dp installs the folded shard as the owned gradients on the device and
-// updates there; zero-offload keeps its parameters' fp32 master copy and momentum in pinned host
-// memory (ZeRO-Offload's transfer path): the folded gradients stay on the host (W = 1: one
-// device-to-host copy of them), c host threads update the master copy, and one host-to-device
-// copy per parameter brings the result back before the next forward.
+// updates there; zero-offload hands it to its OffloadMirror (offload_mirror.h: the fp32 master
+// copy and momentum in pinned host memory, ZeRO-Offload's transfer path).
 #include "agent/plan/sharded_update.h"
 
 #include <torch/torch.h>
@@ -23,6 +21,7 @@
 
 #include "agent/common/errors.h"
 #include "agent/plan/host_threads.h"
+#include "agent/plan/offload_mirror.h"
 #include "agent/plan/parameter_shards.h"
 #include "agent/plan/sgd_step.h"
 #include "agent/train/device.h"
@@ -55,9 +54,7 @@ class ShardedUpdate final : public ParameterUpdate {
         pipelined_(plan.pp > 1),
         device_(context.params.empty() ? torch::Device(torch::kCPU)
                                        : context.params.front().device()),
-        offload_to_host_(plan.offload && !device_.is_cpu()),
-        host_params_(context.params.size()),
-        host_grads_(context.params.size()) {
+        offload_to_host_(plan.offload && !device_.is_cpu()) {
     std::vector<std::int64_t> numels;
     for (const torch::Tensor& param : c_.params) {
       offsets_.push_back(total_);
@@ -72,6 +69,7 @@ class ShardedUpdate final : public ParameterUpdate {
           SplitParameters(std::span(numels).subspan(mine_.first, mine_.last - mine_.first),
                           static_cast<int>(host_threads_));
     }
+    if (offload_to_host_) mirror_ = std::make_unique<OffloadMirror>(c_.params, mine_);
   }
 
   void Step() override {
@@ -110,31 +108,18 @@ class ShardedUpdate final : public ParameterUpdate {
   std::size_t host_threads_ = 0;            // zero-offload's c; 0 = update on the training thread
   std::vector<ParameterShard> host_parts_;  // owned parameters split among the host threads
   bool pipelined_;  // pp: the stage folded its gradients itself; no reduce-scatter
-  // zero-offload on a GPU: the owned parameters' master copy (pinned host memory, valid while
-  // host_params_valid_) and this step's folded gradients on the host (host_grads_valid_).
   torch::Device device_;
-  bool offload_to_host_;
-  std::vector<torch::Tensor> host_params_;
-  std::vector<torch::Tensor> host_grads_;
-  bool host_params_valid_ = false;
-  bool host_grads_valid_ = false;
-  void UpdateOwnedOnHost();
-  // The fold of parameter i's shard (a host tensor) as what the update reads: on the host for
+  bool offload_to_host_;  // zero-offload on a GPU: mirror_ holds the update
+  std::unique_ptr<OffloadMirror> mirror_;
+  // The fold of parameter i's shard (a host tensor) as what the update reads: the mirror's for
   // zero-offload on a GPU, else the parameter's gradient on its device.
   void SetOwnedGradient(std::size_t i, const torch::Tensor& sum);
 };
 
-torch::Tensor Pinned(const torch::Tensor& host) {
-  torch::Tensor pinned = torch::empty(host.sizes(), host.options().pinned_memory(true));
-  pinned.copy_(host);
-  return pinned;
-}
-
 void ShardedUpdate::SetOwnedGradient(std::size_t i, const torch::Tensor& sum) {
   torch::Tensor& param = c_.params[i];
-  if (offload_to_host_) {
-    host_grads_[i] = sum.view_as(param);
-    host_grads_valid_ = true;
+  if (mirror_) {
+    mirror_->SetHostGradient(i, sum);
   } else if (param.grad().defined()) {
     param.mutable_grad().copy_(sum.view_as(param));
   } else {
@@ -183,8 +168,8 @@ void ShardedUpdate::ReduceScatter() {
 void ShardedUpdate::UpdateOwned() {
   const double lr = c_.config.train.lr;
   const double momentum = c_.config.train.momentum;
-  if (offload_to_host_) {
-    UpdateOwnedOnHost();
+  if (mirror_) {
+    mirror_->Step(host_parts_, host_threads_, lr, momentum, momentum_);
     return;
   }
   auto update = [&](std::size_t i) { SgdStep(c_.params[i], momentum_[i], lr, momentum); };
@@ -202,46 +187,12 @@ void ShardedUpdate::UpdateOwned() {
   });
 }
 
-void ShardedUpdate::UpdateOwnedOnHost() {
-  torch::NoGradGuard no_grad;
-  if (!host_params_valid_) {  // first step, or the parameters were restored since
-    for (std::size_t i = mine_.first; i < mine_.last; ++i) {
-      host_params_[i] = Pinned(c_.params[i].detach().to(torch::kCPU));
-    }
-    host_params_valid_ = true;
-  }
-  if (!host_grads_valid_) {  // W = 1: the device folded them; one copy each, then one wait
-    for (std::size_t i = mine_.first; i < mine_.last; ++i) {
-      if (!host_grads_[i].defined() || !host_grads_[i].is_pinned()) {
-        host_grads_[i] = torch::empty(c_.params[i].sizes(),
-                                      c_.params[i].options().device(torch::kCPU).pinned_memory(true));
-      }
-      host_grads_[i].copy_(c_.params[i].grad(), /*non_blocking=*/true);
-    }
-    SynchronizeDevice(device_);
-  }
-  const double lr = c_.config.train.lr;
-  const double momentum = c_.config.train.momentum;
-  RunParts(host_parts_.size(), host_threads_, [&](std::size_t part) {
-    for (std::size_t i = host_parts_[part].first; i < host_parts_[part].last; ++i) {
-      const std::size_t p = mine_.first + i;
-      SgdUpdate(host_params_[p], host_grads_[p], momentum_[p], lr, momentum);
-    }
-  });
-  // Asynchronous from pinned memory; the next forward, on the same stream, runs after the copies
-  // and nothing writes the master copy before the next step's wait.
-  for (std::size_t i = mine_.first; i < mine_.last; ++i) {
-    c_.params[i].detach().copy_(host_params_[i], /*non_blocking=*/true);
-  }
-  host_grads_valid_ = false;
-}
-
 void ShardedUpdate::AllGatherParameters() {
   std::vector<float> mine;
   mine.reserve(static_cast<std::size_t>(mine_.size()));
   for (std::size_t i = mine_.first; i < mine_.last; ++i) {
-    const torch::Tensor values = offload_to_host_ ? host_params_[i]
-                                                  : c_.params[i].detach().to(torch::kCPU).contiguous();
+    const torch::Tensor values =
+        mirror_ ? mirror_->master(i) : c_.params[i].detach().to(torch::kCPU).contiguous();
     const float* data = values.data_ptr<float>();
     mine.insert(mine.end(), data, data + values.numel());
   }
@@ -306,7 +257,7 @@ void ShardedUpdate::AdoptLoadedOptimizerState() {
     const torch::Device at = offload_to_host_ ? torch::Device(torch::kCPU) : device_;
     if (momentum_[i].defined()) momentum_[i] = momentum_[i].to(at);
   }
-  host_params_valid_ = false;  // the checkpoint's parameters replace the master copy
+  if (mirror_) mirror_->Invalidate();  // the checkpoint's parameters replace the master copy
   state.clear();  // this rank keeps only its shard's momentum
 }
 

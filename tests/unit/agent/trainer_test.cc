@@ -15,6 +15,7 @@
 #include "agent/common/sha256.h"
 #include "agent/model/registry.h"
 #include "agent/plan/grad_checkpoint.h"
+#include "agent/plan/offload_mirror.h"
 #include "agent/plan/sgd_step.h"
 #include "agent/train/device.h"
 #include "agent/train/est_context.h"
@@ -137,6 +138,54 @@ TEST(SgdUpdate, OnPlainTensorsGivesSgdStepsBits) {
     ASSERT_TRUE(torch::equal(param_momentum, master_momentum)) << step;
   }
   EXPECT_FALSE(torch::equal(param.detach(), torch::zeros({7, 3})));
+}
+
+// ZeRO-Offload's transfer path, run here on CPU tensors (on a GPU the same code copies across
+// PCIe; bench/gpu_check.sh): the mirror's update of its master copies, on two host threads,
+// gives the replicated SGD step's bits, takes host gradients when given them, and re-reads the
+// parameters after Invalidate (a checkpoint restore).
+TEST(OffloadMirror, UpdatesMasterCopiesWithTheReplicatedStepsBits) {
+  torch::Generator generator = at::make_generator<at::CPUGeneratorImpl>(8);
+  std::vector<torch::Tensor> params, replicas;
+  for (std::int64_t n : {5, 3, 7, 2}) {
+    params.push_back(torch::randn({n}, generator).requires_grad_(true));
+    replicas.push_back(params.back().detach().clone().requires_grad_(true));
+  }
+  const ParameterShard owned{1, 4, 5, 17};  // parameters 1..3 (floats 5..17)
+  OffloadMirror mirror(params, owned);
+  std::vector<torch::Tensor> momentum(4), replica_momentum(4);
+  const std::vector<std::int64_t> owned_numels = {3, 7, 2};
+  const std::vector<ParameterShard> parts = SplitParameters(owned_numels, 2);
+  for (int step = 0; step < 3; ++step) {
+    for (std::size_t i = 1; i < 4; ++i) {
+      const torch::Tensor grad = torch::randn(params[i].sizes(), generator);
+      replicas[i].mutable_grad() = grad.clone();
+      if (step == 1) {
+        mirror.SetHostGradient(i, grad.clone());  // as the reduce-scatter hands it over (W > 1)
+      } else {
+        params[i].mutable_grad() = grad.clone();  // as the device's fold leaves it (W = 1)
+      }
+      SgdStep(replicas[i], replica_momentum[i], 0.05, 0.9);
+    }
+    mirror.Step(parts, 2, 0.05, 0.9, momentum);
+    for (std::size_t i = 1; i < 4; ++i) {
+      ASSERT_TRUE(torch::equal(params[i].detach(), replicas[i].detach())) << step << " " << i;
+      ASSERT_TRUE(torch::equal(mirror.master(i), params[i].detach())) << step << " " << i;
+      ASSERT_TRUE(torch::equal(momentum[i], replica_momentum[i])) << step << " " << i;
+    }
+  }
+  EXPECT_FALSE(momentum[0].defined());  // not owned: never touched
+  // A restore writes new values into the parameters; after Invalidate the mirror starts there.
+  for (std::size_t i = 1; i < 4; ++i) {
+    torch::NoGradGuard no_grad;
+    params[i].fill_(1.0);
+    params[i].mutable_grad() = torch::zeros_like(params[i]);
+  }
+  mirror.Invalidate();
+  std::vector<torch::Tensor> fresh(4);
+  mirror.Step(parts, 1, 0.05, 0.9, fresh);
+  EXPECT_TRUE(torch::equal(params[2].detach(), torch::ones({7})));
+  EXPECT_TRUE(torch::equal(mirror.master(3), torch::ones({2})));
 }
 
 // Every bitwise-safe plan on one rank: GC's recomputation and the sharded update's own SGD step
