@@ -66,7 +66,8 @@ void LoadParams(const CheckpointReader& checkpoint, Model& model) {
   const std::string& bytes = checkpoint.Get("params");
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(bytes.data(), bytes.size(), torch::Device(torch::kCPU));  // any writer's device
+    // Onto the CPU, whichever device wrote it.
+    archive.load_from(bytes.data(), bytes.size(), torch::Device(torch::kCPU));
     model.load(archive);
   } catch (const c10::Error& e) {
     std::string what = e.what();

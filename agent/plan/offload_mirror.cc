@@ -13,7 +13,8 @@ namespace {
 // Host memory for a copy of `like`: pinned when `like` is on a GPU, so that copies to and from
 // it can run asynchronously.
 torch::Tensor HostBuffer(const torch::Tensor& like) {
-  return torch::empty(like.sizes(), like.options().device(torch::kCPU).pinned_memory(like.is_cuda()));
+  return torch::empty(like.sizes(),
+                      like.options().device(torch::kCPU).pinned_memory(like.is_cuda()));
 }
 
 }  // namespace

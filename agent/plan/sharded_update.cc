@@ -53,8 +53,7 @@ class ShardedUpdate final : public ParameterUpdate {
         momentum_(context.params.size()),
         pipelined_(plan.pp > 1),
         device_(context.params.empty() ? torch::Device(torch::kCPU)
-                                       : context.params.front().device()),
-        offload_to_host_(plan.offload && !device_.is_cpu()) {
+                                       : context.params.front().device()) {
     std::vector<std::int64_t> numels;
     for (const torch::Tensor& param : c_.params) {
       offsets_.push_back(total_);
@@ -69,7 +68,9 @@ class ShardedUpdate final : public ParameterUpdate {
           SplitParameters(std::span(numels).subspan(mine_.first, mine_.last - mine_.first),
                           static_cast<int>(host_threads_));
     }
-    if (offload_to_host_) mirror_ = std::make_unique<OffloadMirror>(c_.params, mine_);
+    if (plan.offload && !device_.is_cpu()) {
+      mirror_ = std::make_unique<OffloadMirror>(c_.params, mine_);
+    }
   }
 
   void Step() override {
@@ -109,8 +110,7 @@ class ShardedUpdate final : public ParameterUpdate {
   std::vector<ParameterShard> host_parts_;  // owned parameters split among the host threads
   bool pipelined_;  // pp: the stage folded its gradients itself; no reduce-scatter
   torch::Device device_;
-  bool offload_to_host_;  // zero-offload on a GPU: mirror_ holds the update
-  std::unique_ptr<OffloadMirror> mirror_;
+  std::unique_ptr<OffloadMirror> mirror_;  // zero-offload on a GPU: the update runs there
   // The fold of parameter i's shard (a host tensor) as what the update reads: the mirror's for
   // zero-offload on a GPU, else the parameter's gradient on its device.
   void SetOwnedGradient(std::size_t i, const torch::Tensor& sum);
@@ -254,7 +254,7 @@ void ShardedUpdate::AdoptLoadedOptimizerState() {
             ? torch::Tensor()
             : static_cast<torch::optim::SGDParamState&>(*found->second).momentum_buffer();
     // Where the update runs: the host for zero-offload on a GPU, else the parameter's device.
-    const torch::Device at = offload_to_host_ ? torch::Device(torch::kCPU) : device_;
+    const torch::Device at = mirror_ ? torch::Device(torch::kCPU) : device_;
     if (momentum_[i].defined()) momentum_[i] = momentum_[i].to(at);
   }
   if (mirror_) mirror_->Invalidate();  // the checkpoint's parameters replace the master copy

@@ -12,7 +12,6 @@
 #include "agent/common/median.h"
 #include "agent/data/dataset.h"
 #include "agent/model/model.h"
-#include "agent/model/registry.h"
 #include "agent/train/device.h"
 #include "agent/train/host_probe.h"
 #include "agent/train/trainer.h"
@@ -26,16 +25,10 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::shared_ptr<Model> SeededModel(const JobConfig& config) {
-  ConfigureTorchRuntime(config);
-  torch::manual_seed(static_cast<std::uint64_t>(config.train.seed));
-  return MakeModel(config.model.name);
-}
-
 }  // namespace
 
 ModelFacts InspectModel(const JobConfig& config) {
-  std::shared_ptr<Model> model = SeededModel(config);
+  std::shared_ptr<Model> model = MakeSeededModel(config, torch::Device(torch::kCPU));
   ModelFacts facts;
   for (const torch::Tensor& parameter : model->parameters()) {
     facts.params += static_cast<double>(parameter.numel());
@@ -52,26 +45,33 @@ ModelFacts InspectModel(const JobConfig& config) {
   return facts;
 }
 
-std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, std::int64_t batch,
-                                         int warmup, int reps, bool host_probe) {
+ForwardPasses MeasureForwardPasses(const JobConfig& config, int threads, bool half_too, int warmup,
+                                   int reps, bool host_probe) {
   JobConfig timed = config;
   timed.train.threads = threads;
-  std::shared_ptr<Model> model = SeededModel(timed);
-  model->train();  // dropout on and the autograd graph recorded, as in a training step
   // On the device the training runs on; a GPU pass ends when its kernels have run.
   const torch::Device device = TrainingDevice(config);
-  model->to(device);
-  Dataset data = LoadTrainingSet(config);
-  torch::Tensor images = data.images.narrow(0, 0, batch).contiguous().to(device);
-  std::vector<Probed> passes;
-  for (int i = 0; i < warmup + reps; ++i) {
+  std::shared_ptr<Model> model = MakeSeededModel(timed, device);
+  model->train();  // dropout on and the autograd graph recorded, as in a training step
+  const std::int64_t batch = config.est_batch();
+  const torch::Tensor full =
+      LoadTrainingSet(config).images.narrow(0, 0, batch).contiguous().to(device);
+  const torch::Tensor half = full.narrow(0, 0, batch / 2);
+  auto time_pass = [&](const torch::Tensor& images) -> Probed {
     const double probe_ms = host_probe ? TimeHostProbe(threads) : 0.0;
     SynchronizeDevice(device);
     Clock::time_point start = Clock::now();
     torch::Tensor logits = model->forward(images);
     SynchronizeDevice(device);
-    const double elapsed = SecondsSince(start);
-    if (i >= warmup) passes.push_back({elapsed / static_cast<double>(batch), probe_ms});
+    return {SecondsSince(start) / static_cast<double>(images.size(0)), probe_ms};
+  };
+  ForwardPasses passes;
+  for (int i = 0; i < warmup + reps; ++i) {
+    const Probed one = time_pass(full);
+    if (i >= warmup) passes.full.push_back(one);
+    if (!half_too) continue;
+    const Probed other = time_pass(half);
+    if (i >= warmup) passes.half.push_back(other);
   }
   return passes;
 }

@@ -31,13 +31,17 @@ struct ModelFacts {
 // training set (Fashion-MNIST or the text corpus, LoadTrainingSet) through its blocks.
 ModelFacts InspectModel(const JobConfig& config);
 
-// Seconds per sample of the model's training-mode forward pass over `batch` samples of the
-// training split (the profile uses the job's per-EST micro-batch and half of it), on the job's
-// train.device, with `threads` intra-op threads, after `warmup` unmeasured passes: one entry per
-// each of the `reps` measured passes, with the host probe's time just before it when
-// `host_probe` (else 0). REQUIRES: 0 < batch <= the training set's size.
-std::vector<Probed> MeasureForwardPasses(const JobConfig& config, int threads, std::int64_t batch,
-                                         int warmup, int reps, bool host_probe);
+// Seconds per sample of the model's training-mode forward passes over the job's per-EST
+// micro-batch (`full`) and, when `half_too`, over half of it (`half`, passes alternating with the
+// full ones so that a drift of the machine reaches both alike), on the job's train.device, with
+// `threads` intra-op threads, after `warmup` unmeasured passes of each: one entry per each of the
+// `reps` measured passes, with the host probe's time just before it when `host_probe` (else 0).
+struct ForwardPasses {
+  std::vector<Probed> full;
+  std::vector<Probed> half;  // empty unless half_too
+};
+ForwardPasses MeasureForwardPasses(const JobConfig& config, int threads, bool half_too, int warmup,
+                                   int reps, bool host_probe);
 
 // Median bytes/s of memcpy between two host buffers of `bytes` bytes over `reps` copies.
 double MeasureHostCopyBandwidth(std::size_t bytes, int reps);

@@ -258,26 +258,23 @@ RoundMeasurements MeasureInRounds(const ProfileConfig& config, const JobConfig& 
   // The half-size passes split a pass's time into a fixed part and a part per sample.
   measured.forward_batch = job.est_batch();
   measured.forward_small_batch = job.est_batch() / 2;
-  if (measured.forward_small_batch > 0) {
-    for (const PreparedRun& run : prepared) measured.forward_small[run.threads];
-  }
   for (std::int64_t round = 0; round < config.repeats; ++round) {
     const std::string of_rounds =
         config.repeats > 1
             ? " (round " + std::to_string(round + 1) + "/" + std::to_string(config.repeats) + ")"
             : "";
     for (auto& [threads, rounds] : measured.forward) {
-      rounds.push_back(MeasureForwardPasses(job, threads, measured.forward_batch, kForwardWarmup,
-                                            kForwardReps, config.host_probe));
-      out << "profile: forward " << Median(Values(rounds.back())) * 1e6 << " us/sample with "
+      const bool half_too = measured.forward_small_batch > 0;
+      ForwardPasses passes = MeasureForwardPasses(job, threads, half_too, kForwardWarmup,
+                                                  kForwardReps, config.host_probe);
+      out << "profile: forward " << Median(Values(passes.full)) * 1e6 << " us/sample with "
           << threads << " intra-op thread(s)";
-      if (auto small = measured.forward_small.find(threads); small != measured.forward_small.end()) {
-        small->second.push_back(MeasureForwardPasses(job, threads, measured.forward_small_batch,
-                                                     kForwardWarmup, kForwardReps,
-                                                     config.host_probe));
-        out << ", " << Median(Values(small->second.back())) * 1e6 << " at half the batch ("
+      if (half_too) {
+        out << ", " << Median(Values(passes.half)) * 1e6 << " at half the batch ("
             << measured.forward_small_batch << " samples)";
+        measured.forward_small[threads].push_back(std::move(passes.half));
       }
+      rounds.push_back(std::move(passes.full));
       out << of_rounds << std::endl;
     }
     for (size_t i = 0; i < prepared.size(); ++i) {
@@ -327,6 +324,60 @@ void RunProfileBandwidth(Communicator& world, std::size_t bytes, int reps, std::
   }
 }
 
+namespace {
+
+// B_pcie and B_intra (= B_inter on one machine), at the size that moves in a step: the model's
+// fp32 gradients.
+void MeasureBandwidths(const ProfileConfig& config, const JobConfig& job, const std::string& agent,
+                       double params, perf::ProfiledPoints& points, std::ostream& out) {
+  const auto gradient_bytes = static_cast<std::size_t>(params * kFloatBytes);
+  // T_off's link: on a GPU the host-device copy, on CPU workers a copy between host buffers.
+  const bool gpu = job.train.device == ComputeDevice::kCuda;
+  points.b_pcie = gpu ? MeasureDeviceCopyBandwidth(job, gradient_bytes, kBandwidthReps)
+                      : MeasureHostCopyBandwidth(gradient_bytes, kBandwidthReps);
+  points.b_intra = MeasureMachinePeerBandwidth(config, agent, gradient_bytes);
+  points.b_inter = points.b_intra;
+  out << "profile: bandwidth between ranks " << points.b_intra / 1e9 << " GB/s, host copy "
+      << points.b_pcie / 1e9 << " GB/s" << (gpu ? " to the GPU and back" : "") << " ("
+      << gradient_bytes << " bytes)" << std::endl;
+}
+
+// The runs' rates and forward rates estimated (scaled to the quiet host with the host probe),
+// written as points.json, points.csv and (with the probe) points.plain.json.
+perf::ProfiledPoints EstimateAndWritePoints(perf::ProfiledPoints points,
+                                            const ProfileConfig& config, const JobConfig& job,
+                                            const std::vector<PreparedRun>& prepared,
+                                            const RoundMeasurements& measured,
+                                            const fs::path& out_dir, std::ostream& out) {
+  const Estimates plain_estimates = PlainEstimates(measured);
+  const perf::ProfiledPoints plain = WithEstimates(points, config, job, prepared, plain_estimates);
+  Estimates estimates = plain_estimates;
+  if (config.host_probe) {
+    const HostScaling scaling = FitHostScaling(measured);
+    PrintRoundNoise(measured, &scaling, out);
+    // The plain medians beside the scaled ones, so a fit on each can be compared.
+    WriteFile(out_dir / "points.plain.json", perf::ProfiledPointsToJson(plain));
+    estimates = QuietHostEstimates(measured, scaling);
+    points = WithEstimates(points, config, job, prepared, estimates);
+  } else {
+    if (config.repeats > 1) PrintRoundNoise(measured, nullptr, out);
+    points = plain;
+  }
+  for (const auto& [threads, rate] : estimates.forward_rate) {
+    out << "profile: forward pass with " << threads << " intra-op thread(s): "
+        << estimates.forward_pass_s.at(threads) * 1e6 << " us fixed + " << 1e6 / rate
+        << " us per sample" << std::endl;
+  }
+  WriteFile(out_dir / "points.json", perf::ProfiledPointsToJson(points));
+  WriteFile(out_dir / "points.csv", ProfiledPointsToCsv(points));
+  out << "profile: wrote " << (out_dir / "points.json").string() << " and points.csv"
+      << (config.host_probe ? " (at the quiet host), points.plain.json (plain medians)" : "")
+      << std::endl;
+  return points;
+}
+
+}  // namespace
+
 perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostream& out) {
   const fs::path config_path = fs::absolute(options.config_path);
   const ProfileConfig config = ParseProfileConfig(
@@ -356,45 +407,10 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
       << " runs of " << config.warmup_steps << " + " << config.measured_steps << " steps, "
       << config.repeats << " round(s)" << std::endl;
 
-  // Bandwidths at the size that moves in a step: the model's fp32 gradients.
-  const auto gradient_bytes = static_cast<std::size_t>(facts.params * kFloatBytes);
-  // T_off's link: on a GPU the host-device copy, on CPU workers a copy between host buffers.
-  const bool gpu = job.train.device == ComputeDevice::kCuda;
-  points.b_pcie = gpu ? MeasureDeviceCopyBandwidth(job, gradient_bytes, kBandwidthReps)
-                      : MeasureHostCopyBandwidth(gradient_bytes, kBandwidthReps);
-  points.b_intra = MeasureMachinePeerBandwidth(config, options.agent_path, gradient_bytes);
-  points.b_inter = points.b_intra;
-  out << "profile: bandwidth between ranks " << points.b_intra / 1e9 << " GB/s, host copy "
-      << points.b_pcie / 1e9 << " GB/s" << (gpu ? " to the GPU and back" : "") << " ("
-      << gradient_bytes << " bytes)" << std::endl;
-
+  MeasureBandwidths(config, job, options.agent_path, facts.params, points, out);
   const RoundMeasurements measured =
       MeasureInRounds(config, job, prepared, options.agent_path, runs_dir, out);
-  const Estimates plain_estimates = PlainEstimates(measured);
-  const perf::ProfiledPoints plain = WithEstimates(points, config, job, prepared, plain_estimates);
-  Estimates estimates = plain_estimates;
-  if (config.host_probe) {
-    const HostScaling scaling = FitHostScaling(measured);
-    PrintRoundNoise(measured, &scaling, out);
-    // The plain medians beside the scaled ones, so a fit on each can be compared.
-    WriteFile(out_dir / "points.plain.json", perf::ProfiledPointsToJson(plain));
-    estimates = QuietHostEstimates(measured, scaling);
-    points = WithEstimates(points, config, job, prepared, estimates);
-  } else {
-    if (config.repeats > 1) PrintRoundNoise(measured, nullptr, out);
-    points = plain;
-  }
-  for (const auto& [threads, rate] : estimates.forward_rate) {
-    out << "profile: forward pass with " << threads << " intra-op thread(s): "
-        << estimates.forward_pass_s.at(threads) * 1e6 << " us fixed + " << 1e6 / rate
-        << " us per sample" << std::endl;
-  }
-  WriteFile(out_dir / "points.json", perf::ProfiledPointsToJson(points));
-  WriteFile(out_dir / "points.csv", ProfiledPointsToCsv(points));
-  out << "profile: wrote " << (out_dir / "points.json").string() << " and points.csv"
-      << (config.host_probe ? " (at the quiet host), points.plain.json (plain medians)" : "")
-      << std::endl;
-  return points;
+  return EstimateAndWritePoints(std::move(points), config, job, prepared, measured, out_dir, out);
 }
 
 }  // namespace elastic::agent

@@ -28,6 +28,12 @@ int LocalRank(const EnvLookup& env) {
   return 0;
 }
 
+void PrepareCudaDeterminism() {
+  // ":4096:8" is the setting NVIDIA documents for reproducible cuBLAS results; overwrite = 0
+  // keeps an administrator's choice.
+  setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+}
+
 }  // namespace
 
 torch::Device TrainingDevice(const JobConfig& config, const EnvLookup& env) {
@@ -40,12 +46,6 @@ torch::Device TrainingDevice(const JobConfig& config, const EnvLookup& env) {
         "CUDA, no GPU on the node, or CUDA_VISIBLE_DEVICES hides them): expected \"cpu\" here");
   }
   return {torch::kCUDA, static_cast<c10::DeviceIndex>(LocalRank(env) % gpus)};
-}
-
-void PrepareCudaDeterminism() {
-  // ":4096:8" is the setting NVIDIA documents for reproducible cuBLAS results; overwrite = 0
-  // keeps an administrator's choice.
-  setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
 }
 
 void SeedDeviceGeneratorFromEst(torch::Device device) {

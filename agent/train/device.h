@@ -15,12 +15,10 @@ namespace elastic::agent {
 
 // CPU for "cpu". For "cuda": this rank's GPU, its node-local rank (OMPI_COMM_WORLD_LOCAL_RANK,
 // else SLURM_LOCALID, else 0) modulo the GPUs LibTorch sees, so srun/mpirun ranks on one node
-// spread over its GPUs. Throws ConfigError when no CUDA device is usable here.
+// spread over its GPUs; first sets cuBLAS' fixed workspace (CUBLAS_WORKSPACE_CONFIG, unless the
+// user set one), without which LibTorch refuses cuBLAS under deterministic algorithms. Throws
+// ConfigError when no CUDA device is usable here.
 torch::Device TrainingDevice(const JobConfig& config, const EnvLookup& env = ProcessEnv());
-
-// Before the first CUDA call: cuBLAS' fixed workspace (CUBLAS_WORKSPACE_CONFIG, unless the user
-// set one), without which LibTorch refuses cuBLAS under deterministic algorithms.
-void PrepareCudaDeterminism();
 
 // Call inside an EstRngScope, before the EST's forward. On CUDA: reseeds the device's default
 // generator with one draw from the EST's own CPU stream, so its dropout masks follow from the

@@ -40,16 +40,6 @@ Dataset CheckRunnable(const JobConfig& config, Dataset data) {
   return data;
 }
 
-// Initial weights are the first draws from the CPU's default generator after seeding it, on
-// every device, before the model moves to `device`.
-std::shared_ptr<Model> MakeSeededModel(const JobConfig& config, torch::Device device) {
-  ConfigureTorchRuntime(config);
-  torch::manual_seed(static_cast<std::uint64_t>(config.train.seed));
-  std::shared_ptr<Model> model = MakeModel(config.model.name);
-  if (!device.is_cpu()) model->to(device);
-  return model;
-}
-
 // The plans that move activations or parameter chunks between ranks (pp, tp, burst) serialise
 // CPU tensors (tensor_message.h): on a GPU they are not implemented.
 void RequireHostOnlyPlansOnCpu(const JobConfig& config, const perf::ExecutionPlan& plan,
@@ -87,6 +77,14 @@ std::vector<std::string> ParameterNames(const Model& model) {
 }
 
 }  // namespace
+
+std::shared_ptr<Model> MakeSeededModel(const JobConfig& config, torch::Device device) {
+  ConfigureTorchRuntime(config);
+  torch::manual_seed(static_cast<std::uint64_t>(config.train.seed));
+  std::shared_ptr<Model> model = MakeModel(config.model.name);
+  if (!device.is_cpu()) model->to(device);
+  return model;
+}
 
 std::string CpuKernelIsa() {
   // LibTorch does not export its capability getter; show_config() reports the same value as
@@ -137,7 +135,6 @@ void ConfigureTorchRuntime(const JobConfig& config) {
   // On a GPU, d1/d2 refuse (LibTorch throws, naming the operation) any kernel without a
   // deterministic implementation; statistical and d0 promise no bits, so such a kernel warns.
   const bool cuda = config.train.device == ComputeDevice::kCuda;
-  if (cuda) PrepareCudaDeterminism();
   const bool bitwise = config.train.determinism == Determinism::kD1 ||
                        config.train.determinism == Determinism::kD2;
   at::globalContext().setDeterministicAlgorithms(/*enabled=*/true,
@@ -242,7 +239,8 @@ double Trainer::RunEst(EstContext& est, const MiniBatch& batch) {
   SeedDeviceGeneratorFromEst(device_);
   const torch::Tensor inputs = batch.inputs.to(device_);
   torch::Tensor targets = batch.targets.to(device_);
-  torch::Tensor logits = plan_.gc ? ForwardWithRecomputation(*model_, inputs) : model_->forward(inputs);
+  torch::Tensor logits =
+      plan_.gc ? ForwardWithRecomputation(*model_, inputs) : model_->forward(inputs);
   if (device_.is_cuda() && logits.dim() == 3) {
     // Per-position targets ([n, classes, T]) as one [n T, classes] batch: LibTorch's CUDA
     // nll_loss2d has no deterministic kernel, the plain one does; the same mean.

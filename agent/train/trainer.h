@@ -64,6 +64,11 @@ class CheckpointWriter;
 // only, glibc malloc thresholds that keep freed activations mapped (trainer.cc says why).
 void ConfigureTorchRuntime(const JobConfig& config);
 
+// The job's model with its initial weights: ConfigureTorchRuntime, then the first draws from
+// the CPU's default generator after seeding it with train.seed (on every device), then moved to
+// `device`. The trainer's and the profiler's models start from these bits.
+std::shared_ptr<Model> MakeSeededModel(const JobConfig& config, torch::Device device);
+
 // The CPU kernel ISA LibTorch's own kernels dispatch to in this process: "default", "avx2" or
 // "avx512" (pinned to "default" under d2 by ATEN_CPU_CAPABILITY, see main.cc).
 std::string CpuKernelIsa();

@@ -53,9 +53,9 @@ std::string ArchiveBytes(const Saver& save) {
   return bytes;
 }
 
-template <typename Loader>
 // `device`: where the tensors land, whichever device wrote them (checkpoints are
 // device-independent: a GPU run's checkpoint resumes on CPUs and the other way round).
+template <typename Loader>
 void LoadArchive(const CheckpointReader& checkpoint, const char* record, torch::Device device,
                  const Loader& load) {
   const std::string& bytes = checkpoint.Get(record);

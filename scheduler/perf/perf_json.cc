@@ -164,7 +164,8 @@ json ResourcesToJson(const Resources& resources) {
 Resources ResourcesFromJson(Reader& reader, const json& object, const std::string& path) {
   const std::vector<const char*> names = FieldKeys(kResourceFields);
   std::vector<const char*> required = names;  // fwd_s_per_pass: absent in older files (0)
-  std::erase_if(required, [](const char* name) { return std::string_view(name) == "fwd_s_per_pass"; });
+  std::erase_if(required,
+                [](const char* name) { return std::string_view(name) == "fwd_s_per_pass"; });
   Resources resources;
   if (reader.Keys(object, path, names, required)) {
     ReadFields(reader, object, path, kResourceFields, resources);

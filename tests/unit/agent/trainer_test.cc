@@ -15,9 +15,6 @@
 #include "agent/common/sha256.h"
 #include "agent/model/registry.h"
 #include "agent/plan/grad_checkpoint.h"
-#include "agent/plan/offload_mirror.h"
-#include "agent/plan/sgd_step.h"
-#include "agent/train/device.h"
 #include "agent/train/est_context.h"
 #include "agent/train/gradient_stash.h"
 #include "agent/train/params_digest.h"
@@ -95,97 +92,6 @@ TEST(Trainer, RejectsWhatItCannotRun) {
   config = SmallConfig(1);
   config.train.global_batch = 512;
   EXPECT_THROW(Trainer(config, SyntheticData()), ConfigError);
-}
-
-// train.device = "cuda" where LibTorch sees no GPU (this build, or a GPU-less node) is refused
-// before anything trains, with the fix in the message; "cpu" is the host. (On a CUDA machine:
-// bench/gpu_check.sh.)
-TEST(TrainingDevice, CpuIsTheHostAndCudaNeedsAVisibleGpu) {
-  JobConfig config = SmallConfig(1);
-  EXPECT_TRUE(TrainingDevice(config).is_cpu());
-  config.train.device = ComputeDevice::kCuda;
-  auto no_env = [](std::string_view) { return std::optional<std::string>(); };
-  if (torch::cuda::is_available()) {
-    EXPECT_TRUE(TrainingDevice(config, no_env).is_cuda());
-    return;
-  }
-  try {
-    TrainingDevice(config, no_env);
-    ADD_FAILURE() << "expected ConfigError";
-  } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("train.device: \"cuda\" but this process sees no CUDA "
-                                         "device"),
-              std::string::npos)
-        << e.what();
-  }
-  EXPECT_THROW(Trainer(config, SyntheticData()), ConfigError);
-}
-
-// ZeRO-Offload's host update of a GPU parameter (SgdUpdate on its master copy) is the same
-// operations as the replicated SGD step on the parameter itself: equal bits over several steps.
-TEST(SgdUpdate, OnPlainTensorsGivesSgdStepsBits) {
-  torch::Generator generator = at::make_generator<at::CPUGeneratorImpl>(5);
-  torch::Tensor param = torch::randn({7, 3}, generator).requires_grad_(true);
-  torch::Tensor master = param.detach().clone();
-  torch::Tensor param_momentum;
-  torch::Tensor master_momentum;
-  for (int step = 0; step < 3; ++step) {
-    const torch::Tensor grad = torch::randn({7, 3}, generator);
-    param.mutable_grad() = grad.clone();
-    SgdStep(param, param_momentum, 0.05, 0.9);
-    SgdUpdate(master, grad, master_momentum, 0.05, 0.9);
-    ASSERT_TRUE(torch::equal(param.detach(), master)) << step;
-    ASSERT_TRUE(torch::equal(param_momentum, master_momentum)) << step;
-  }
-  EXPECT_FALSE(torch::equal(param.detach(), torch::zeros({7, 3})));
-}
-
-// ZeRO-Offload's transfer path, run here on CPU tensors (on a GPU the same code copies across
-// PCIe; bench/gpu_check.sh): the mirror's update of its master copies, on two host threads,
-// gives the replicated SGD step's bits, takes host gradients when given them, and re-reads the
-// parameters after Invalidate (a checkpoint restore).
-TEST(OffloadMirror, UpdatesMasterCopiesWithTheReplicatedStepsBits) {
-  torch::Generator generator = at::make_generator<at::CPUGeneratorImpl>(8);
-  std::vector<torch::Tensor> params, replicas;
-  for (std::int64_t n : {5, 3, 7, 2}) {
-    params.push_back(torch::randn({n}, generator).requires_grad_(true));
-    replicas.push_back(params.back().detach().clone().requires_grad_(true));
-  }
-  const ParameterShard owned{1, 4, 5, 17};  // parameters 1..3 (floats 5..17)
-  OffloadMirror mirror(params, owned);
-  std::vector<torch::Tensor> momentum(4), replica_momentum(4);
-  const std::vector<std::int64_t> owned_numels = {3, 7, 2};
-  const std::vector<ParameterShard> parts = SplitParameters(owned_numels, 2);
-  for (int step = 0; step < 3; ++step) {
-    for (std::size_t i = 1; i < 4; ++i) {
-      const torch::Tensor grad = torch::randn(params[i].sizes(), generator);
-      replicas[i].mutable_grad() = grad.clone();
-      if (step == 1) {
-        mirror.SetHostGradient(i, grad.clone());  // as the reduce-scatter hands it over (W > 1)
-      } else {
-        params[i].mutable_grad() = grad.clone();  // as the device's fold leaves it (W = 1)
-      }
-      SgdStep(replicas[i], replica_momentum[i], 0.05, 0.9);
-    }
-    mirror.Step(parts, 2, 0.05, 0.9, momentum);
-    for (std::size_t i = 1; i < 4; ++i) {
-      ASSERT_TRUE(torch::equal(params[i].detach(), replicas[i].detach())) << step << " " << i;
-      ASSERT_TRUE(torch::equal(mirror.master(i), params[i].detach())) << step << " " << i;
-      ASSERT_TRUE(torch::equal(momentum[i], replica_momentum[i])) << step << " " << i;
-    }
-  }
-  EXPECT_FALSE(momentum[0].defined());  // not owned: never touched
-  // A restore writes new values into the parameters; after Invalidate the mirror starts there.
-  for (std::size_t i = 1; i < 4; ++i) {
-    torch::NoGradGuard no_grad;
-    params[i].fill_(1.0);
-    params[i].mutable_grad() = torch::zeros_like(params[i]);
-  }
-  mirror.Invalidate();
-  std::vector<torch::Tensor> fresh(4);
-  mirror.Step(parts, 1, 0.05, 0.9, fresh);
-  EXPECT_TRUE(torch::equal(params[2].detach(), torch::ones({7})));
-  EXPECT_TRUE(torch::equal(mirror.master(3), torch::ones({2})));
 }
 
 // Every bitwise-safe plan on one rank: GC's recomputation and the sharded update's own SGD step
