@@ -4,6 +4,7 @@
 // Errors: ConfigError (scheduler/common/toml_reader.h) for a plan this agent cannot run.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "agent/common/est_range.h"

@@ -96,7 +96,14 @@ ForwardSplit SplitForwardTime(double s_per_sample_large, std::int64_t large,
   const double per_sample =
       (s_per_sample_large * n_large - s_per_sample_small * n_small) / (n_large - n_small);
   const double per_pass = s_per_sample_large * n_large - per_sample * n_large;
-  if (!(per_sample > 0) || !(per_pass >= 0)) return {s_per_sample_large, 0};
+  // Noise (or a launch-bound GPU) can push one part below zero: keep the large pass's time and
+  // give it all to the other part. The per-sample part keeps a sliver, so the forward rate the
+  // model divides by stays finite.
+  if (!(per_pass >= 0)) return {s_per_sample_large, 0};
+  if (!(per_sample > kMinPerSampleShare * s_per_sample_large)) {
+    return {kMinPerSampleShare * s_per_sample_large,
+            (1 - kMinPerSampleShare) * s_per_sample_large * n_large};
+  }
   return {per_sample, per_pass};
 }
 

@@ -4,6 +4,7 @@
 // line that says how far the rounds lie apart under each. Pure and torch-free.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <ostream>
 #include <string>
@@ -42,7 +43,10 @@ struct ForwardSplit {
 };
 
 // The line through the times of a pass of `large` and of `small` samples (given per sample).
-// Where noise would make a part negative, the pass is all per sample: {the large pass's, 0}.
+// Where that line has a negative fixed part, the pass is all per sample: {the large pass's, 0}.
+// Where the small pass costs as much as the large one or more (a GPU pass of a small model is all
+// kernel launches), the pass is all fixed but for kMinPerSampleShare of the large pass's time.
+inline constexpr double kMinPerSampleShare = 0.01;
 // REQUIRES: large > small > 0, both times positive.
 ForwardSplit SplitForwardTime(double s_per_sample_large, std::int64_t large,
                               double s_per_sample_small, std::int64_t small);

@@ -1,6 +1,7 @@
 // Rendering a replay: one-screen summary, JSON (design.md §2 keys) and an SVG timeline.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -93,6 +93,11 @@ TEST(RoundEstimates, HalfBatchPassesSplitOffTheFixedCost) {
   const ForwardSplit noisy = SplitForwardTime(1e-5, 256, 0.9e-5, 128);  // small pass cheaper
   EXPECT_EQ(noisy.s_per_pass, 0.0);
   EXPECT_EQ(noisy.s_per_sample, 1e-5);
+  // The H200's 256- and 128-sample passes of fmnist_cnn: 379 and 385 us, all fixed cost.
+  const ForwardSplit launch_bound = SplitForwardTime(1.48e-6, 256, 3.01e-6, 128);
+  EXPECT_NEAR(launch_bound.s_per_sample, 1.48e-8, 1e-20);
+  EXPECT_NEAR(launch_bound.s_per_pass, 0.99 * 1.48e-6 * 256, 1e-15);
+  EXPECT_NEAR(launch_bound.s_per_pass + 256 * launch_bound.s_per_sample, 1.48e-6 * 256, 1e-15);
 
   RoundMeasurements measured = ThreeRounds();
   measured.forward[1] = {{{large, 1.0}}, {{large, 1.0}}, {{large, 1.0}}};
