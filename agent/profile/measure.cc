@@ -57,21 +57,34 @@ ForwardPasses MeasureForwardPasses(const JobConfig& config, int threads, bool ha
   const torch::Tensor full =
       LoadTrainingSet(config).images.narrow(0, 0, batch).contiguous().to(device);
   const torch::Tensor half = full.narrow(0, 0, batch / 2);
-  auto time_pass = [&](const torch::Tensor& images) -> Probed {
+  auto time_pass = [&](const torch::Tensor& images) {
     const double probe_ms = host_probe ? TimeHostProbe(threads) : 0.0;
     SynchronizeDevice(device);
     Clock::time_point start = Clock::now();
     torch::Tensor logits = model->forward(images);
     SynchronizeDevice(device);
-    return {SecondsSince(start) / static_cast<double>(images.size(0)), probe_ms};
+    const double forward_s = SecondsSince(start);
+    model->zero_grad(/*set_to_none=*/true);  // fresh gradients, as each EST's backward writes
+    start = Clock::now();
+    logits.mean().backward();
+    SynchronizeDevice(device);
+    const double backward_s = SecondsSince(start);
+    const auto n = static_cast<double>(images.size(0));
+    return std::pair<Probed, Probed>{{forward_s / n, probe_ms}, {backward_s / n, probe_ms}};
   };
   ForwardPasses passes;
   for (int i = 0; i < warmup + reps; ++i) {
-    const Probed one = time_pass(full);
-    if (i >= warmup) passes.full.push_back(one);
+    const auto [forward, backward] = time_pass(full);
+    if (i >= warmup) {
+      passes.full.push_back(forward);
+      passes.full_backward.push_back(backward);
+    }
     if (!half_too) continue;
-    const Probed other = time_pass(half);
-    if (i >= warmup) passes.half.push_back(other);
+    const auto [half_forward, half_backward] = time_pass(half);
+    if (i >= warmup) {
+      passes.half.push_back(half_forward);
+      passes.half_backward.push_back(half_backward);
+    }
   }
   return passes;
 }

@@ -36,9 +36,13 @@ ModelFacts InspectModel(const JobConfig& config);
 // full ones so that a drift of the machine reaches both alike), on the job's train.device, with
 // `threads` intra-op threads, after `warmup` unmeasured passes of each: one entry per each of the
 // `reps` measured passes, with the host probe's time just before it when `host_probe` (else 0).
+// Each forward pass is followed by a timed backward pass (of the logits' mean: the loss's own
+// few operations aside, a training step's backward), whose seconds per sample go beside it.
 struct ForwardPasses {
   std::vector<Probed> full;
   std::vector<Probed> half;  // empty unless half_too
+  std::vector<Probed> full_backward;
+  std::vector<Probed> half_backward;  // empty unless half_too
 };
 ForwardPasses MeasureForwardPasses(const JobConfig& config, int threads, bool half_too, int warmup,
                                    int reps, bool host_probe);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -122,11 +123,14 @@ perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
 // its share of the cores (a fact of the machine, not a fitted parameter): Rubick's model assumes
 // a device per worker.
 perf::Resources RunResources(const PreparedRun& prepared, double b_peer, double b_pcie,
-                             double forward_rate, double forward_pass_s, int cores) {
+                             double forward_rate, double forward_pass_s,
+                             std::optional<double> backward_pass_s, int cores) {
   const int busy_threads = prepared.run.workers * prepared.threads;
   if (cores > 0 && busy_threads > cores) {
-    forward_rate *= static_cast<double>(cores) / busy_threads;
-    forward_pass_s *= static_cast<double>(busy_threads) / cores;
+    const double share = static_cast<double>(cores) / busy_threads;
+    forward_rate *= share;
+    forward_pass_s /= share;
+    if (backward_pass_s) *backward_pass_s /= share;
   }
   perf::Resources resources;
   resources.gpus = prepared.run.workers;           // on a CPU machine a "GPU" is one worker rank
@@ -137,6 +141,7 @@ perf::Resources RunResources(const PreparedRun& prepared, double b_peer, double 
   resources.b_pcie = b_pcie;
   resources.gpu_flops = forward_rate;
   resources.fwd_s_per_pass = forward_pass_s;
+  resources.bwd_s_per_pass = backward_pass_s;
   return resources;
 }
 
@@ -177,7 +182,7 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
   WriteFile(prepared.job_file, JobTomlForRun(job_text, config.job_path, settings));
   JobConfig resolved = LoadJobConfig(prepared.job_file.string(), kNoEnvironment);
   prepared.plan = ResolveExecutionPlan(resolved, run.workers);
-  perf::Resources resources = RunResources(prepared, 1, 1, 1, 0, 0);
+  perf::Resources resources = RunResources(prepared, 1, 1, 1, 0, std::nullopt, 0);
   std::string invalid = perf::CheckPlan(model, resources, prepared.plan);
   if (!invalid.empty()) {
     throw ConfigError(where + "the performance model cannot describe plan " +
@@ -271,8 +276,12 @@ RoundMeasurements MeasureInRounds(const ProfileConfig& config, const JobConfig& 
           << threads << " intra-op thread(s)";
       if (half_too) {
         out << ", " << Median(Values(passes.half)) * 1e6 << " at half the batch ("
-            << measured.forward_small_batch << " samples)";
+            << measured.forward_small_batch << " samples); backward "
+            << Median(Values(passes.full_backward)) * 1e6 << " and "
+            << Median(Values(passes.half_backward)) * 1e6;
         measured.forward_small[threads].push_back(std::move(passes.half));
+        measured.backward[threads].push_back(std::move(passes.full_backward));
+        measured.backward_small[threads].push_back(std::move(passes.half_backward));
       }
       rounds.push_back(std::move(passes.full));
       out << of_rounds << std::endl;
@@ -287,6 +296,13 @@ RoundMeasurements MeasureInRounds(const ProfileConfig& config, const JobConfig& 
   return measured;
 }
 
+// The backward pass's fixed seconds with `threads` intra-op threads; none where not measured.
+std::optional<double> BackwardPassSeconds(const Estimates& estimates, int threads) {
+  auto found = estimates.backward.find(threads);
+  if (found == estimates.backward.end()) return std::nullopt;
+  return found->second.s_per_pass;
+}
+
 // points.json's content from the estimates of the runs' rates and forward rates.
 perf::ProfiledPoints WithEstimates(perf::ProfiledPoints points, const ProfileConfig& config,
                                    const JobConfig& job, const std::vector<PreparedRun>& prepared,
@@ -296,7 +312,8 @@ perf::ProfiledPoints WithEstimates(perf::ProfiledPoints points, const ProfileCon
     const PreparedRun& run = prepared[i];
     const perf::Resources resources =
         RunResources(run, points.b_intra, points.b_pcie, estimates.forward_rate.at(run.threads),
-                     estimates.forward_pass_s.at(run.threads), cores);
+                     estimates.forward_pass_s.at(run.threads), BackwardPassSeconds(estimates, run.threads),
+                     cores);
     points.runs.push_back(MakeProfiledRun(config, run, resources, estimates.rate[i],
                                           static_cast<double>(job.train.global_batch)));
   }
@@ -367,6 +384,11 @@ perf::ProfiledPoints EstimateAndWritePoints(perf::ProfiledPoints points,
     out << "profile: forward pass with " << threads << " intra-op thread(s): "
         << estimates.forward_pass_s.at(threads) * 1e6 << " us fixed + " << 1e6 / rate
         << " us per sample" << std::endl;
+    if (auto backward = estimates.backward.find(threads); backward != estimates.backward.end()) {
+      out << "profile: backward pass with " << threads << " intra-op thread(s): "
+          << backward->second.s_per_pass * 1e6 << " us fixed + "
+          << backward->second.s_per_sample * 1e6 << " us per sample" << std::endl;
+    }
   }
   WriteFile(out_dir / "points.json", perf::ProfiledPointsToJson(points));
   WriteFile(out_dir / "points.csv", ProfiledPointsToCsv(points));

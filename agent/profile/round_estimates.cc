@@ -110,7 +110,8 @@ ForwardSplit SplitForwardTime(double s_per_sample_large, std::int64_t large,
 namespace {
 
 // One forward rate (and fixed part) per thread count from `seconds_per_sample(rounds)`, the
-// estimate of a pass's seconds per sample over its rounds.
+// estimate of a pass's seconds per sample over its rounds; the backward split alike where its
+// passes of both sizes were measured.
 template <typename Estimate>
 void EstimateForward(const RoundMeasurements& measured, const Estimate& seconds_per_sample,
                      Estimates& estimates) {
@@ -123,6 +124,13 @@ void EstimateForward(const RoundMeasurements& measured, const Estimate& seconds_
     }
     estimates.forward_rate[threads] = 1.0 / split.s_per_sample;
     estimates.forward_pass_s[threads] = split.s_per_pass;
+    auto bwd = measured.backward.find(threads);
+    auto bwd_small = measured.backward_small.find(threads);
+    if (bwd != measured.backward.end() && bwd_small != measured.backward_small.end()) {
+      estimates.backward[threads] = SplitForwardTime(
+          seconds_per_sample(threads, bwd->second), measured.forward_batch,
+          seconds_per_sample(threads, bwd_small->second), measured.forward_small_batch);
+    }
   }
 }
 
@@ -145,7 +153,8 @@ Estimates QuietHostEstimates(const RoundMeasurements& measured, const HostScalin
     const Scale scale = StepScale(&scaling, measured.threads[i]);
     estimates.rate.push_back(Median(scale(Pooled(measured.steps[i]))));
   }
-  // The smaller passes are scaled with the slope and quiet time fitted on the full ones.
+  // The smaller and the backward passes are scaled with the slope and quiet time fitted on the
+  // full forward ones (each backward pass follows its forward pass at once).
   EstimateForward(
       measured,
       [&scaling](int threads, const Rounds& rounds) {

@@ -25,8 +25,18 @@ struct RoundMeasurements {
   // a fixed part and a part per sample (SplitForwardTime). Empty: not measured, so the forward
   // time is all per sample.
   std::map<int, std::vector<std::vector<Probed>>> forward_small;
+  // The backward pass after each of those forward passes, alike: split the same way into the
+  // backward's own fixed part. Empty: not measured (k_bwd then scales the forward's).
+  std::map<int, std::vector<std::vector<Probed>>> backward;
+  std::map<int, std::vector<std::vector<Probed>>> backward_small;
   std::int64_t forward_batch = 0;
   std::int64_t forward_small_batch = 0;
+};
+
+// A pass's time as T(n) = s_per_pass + n * s_per_sample.
+struct ForwardSplit {
+  double s_per_sample = 0;
+  double s_per_pass = 0;
 };
 
 struct Estimates {
@@ -34,12 +44,8 @@ struct Estimates {
   // Intra-op threads -> one worker's forward samples/s, beyond the fixed part of a pass.
   std::map<int, double> forward_rate;
   std::map<int, double> forward_pass_s;  // intra-op threads -> fixed seconds per pass (or 0)
-};
-
-// A forward pass's time as T(n) = s_per_pass + n * s_per_sample.
-struct ForwardSplit {
-  double s_per_sample = 0;
-  double s_per_pass = 0;
+  // Intra-op threads -> the backward pass split the same way; only where it was measured.
+  std::map<int, ForwardSplit> backward;
 };
 
 // The line through the times of a pass of `large` and of `small` samples (given per sample).

@@ -158,7 +158,9 @@ ExecutionPlan PlanFromJson(Reader& reader, const json& object, const std::string
 }
 
 json ResourcesToJson(const Resources& resources) {
-  return FieldsToJson(resources, kResourceFields);
+  json object = FieldsToJson(resources, kResourceFields);
+  if (resources.bwd_s_per_pass) object["bwd_s_per_pass"] = *resources.bwd_s_per_pass;
+  return object;
 }
 
 Resources ResourcesFromJson(Reader& reader, const json& object, const std::string& path) {
@@ -166,9 +168,16 @@ Resources ResourcesFromJson(Reader& reader, const json& object, const std::strin
   std::vector<const char*> required = names;  // fwd_s_per_pass: absent in older files (0)
   std::erase_if(required,
                 [](const char* name) { return std::string_view(name) == "fwd_s_per_pass"; });
+  std::vector<const char*> known = names;
+  known.push_back("bwd_s_per_pass");  // optional: absent, k_bwd scales the forward's fixed part
   Resources resources;
-  if (reader.Keys(object, path, names, required)) {
+  if (reader.Keys(object, path, known, required)) {
     ReadFields(reader, object, path, kResourceFields, resources);
+    if (object.contains("bwd_s_per_pass")) {
+      double seconds = 0;
+      reader.Number(object, path, "bwd_s_per_pass", 0, seconds);
+      resources.bwd_s_per_pass = seconds;
+    }
   }
   return resources;
 }

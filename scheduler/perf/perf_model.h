@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -73,6 +74,11 @@ struct Resources {
   // (kernel launches, synchronisation; measured by the profiler as the intercept of the forward
   // time at two batch sizes). 0 = the forward time is linear in the batch, as in §4.1.
   double fwd_s_per_pass = 0;
+  // Fixed seconds of one backward pass over one micro-batch (the autograd engine's start, one
+  // kernel or operator dispatch per gradient), measured by the profiler like fwd_s_per_pass. Set,
+  // T_bwd is k_bwd times the forward's part per sample plus this; unset (files before it), k_bwd
+  // scales the whole T_fwd, as in §4.1.
+  std::optional<double> bwd_s_per_pass;
 
   int Nodes() const { return gpus_per_node > 0 ? (gpus + gpus_per_node - 1) / gpus_per_node : 0; }
 };

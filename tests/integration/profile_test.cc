@@ -70,6 +70,10 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   EXPECT_NE(run.output.find(" at half the batch (8 samples)"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("profile: forward pass with 1 intra-op thread(s): "), std::string::npos)
       << run.output;
+  // The backward pass after each forward pass, split alike.
+  EXPECT_NE(run.output.find("profile: backward pass with 1 intra-op thread(s): "),
+            std::string::npos)
+      << run.output;
 
   perf::Checked<perf::ProfiledPoints> points =
       perf::ProfiledPointsFromJson(ReadAll(out / "points.json"));
@@ -86,6 +90,8 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
     EXPECT_GT(r.point.throughput, 0) << r.label;
     EXPECT_GT(r.point.resources.gpu_flops, 0) << r.label;  // measured forward rate
     EXPECT_GE(r.point.resources.fwd_s_per_pass, 0) << r.label;  // its fixed part, or 0
+    ASSERT_TRUE(r.point.resources.bwd_s_per_pass.has_value()) << r.label;
+    EXPECT_GE(*r.point.resources.bwd_s_per_pass, 0) << r.label;
     EXPECT_EQ(r.point.resources.b_intra, points->b_intra) << r.label;
     EXPECT_EQ(r.measured_steps, 2) << r.label;
   }

@@ -110,6 +110,19 @@ TEST(RoundEstimates, HalfBatchPassesSplitOffTheFixedCost) {
   EXPECT_NEAR(plain.forward_rate.at(1), 1e5, 1e-6);
   const Estimates quiet = QuietHostEstimates(measured, FitHostScaling(measured));
   EXPECT_NEAR(quiet.forward_pass_s.at(1), 0.002, 1e-15);
+  EXPECT_TRUE(plain.backward.empty());  // no backward passes measured: none estimated
+
+  // Backward passes of 256 and 128 samples: 0.5 ms + 2e-5 s per sample.
+  const double backward_large = (0.0005 + 256 * 2e-5) / 256, backward_small = (0.0005 + 128 * 2e-5) / 128;
+  measured.backward[1] = {{{backward_large, 1.0}}, {{backward_large, 1.0}}, {{backward_large, 1.0}}};
+  measured.backward_small[1] = {{{backward_small, 1.0}}, {{backward_small, 1.0}}, {{backward_small, 1.0}}};
+  for (const Estimates& estimates :
+       {PlainEstimates(measured), QuietHostEstimates(measured, FitHostScaling(measured))}) {
+    ASSERT_EQ(estimates.backward.count(1), 1u);
+    EXPECT_NEAR(estimates.backward.at(1).s_per_pass, 0.0005, 1e-15);
+    EXPECT_NEAR(estimates.backward.at(1).s_per_sample, 2e-5, 1e-18);
+    EXPECT_NEAR(estimates.forward_pass_s.at(1), 0.002, 1e-15);  // the forward split unchanged
+  }
 }
 
 TEST(RoundEstimates, NoiseLinesShowBothSpreads) {

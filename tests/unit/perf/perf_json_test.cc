@@ -222,6 +222,7 @@ ProfiledPoints TwoRuns() {
   offload.point.plan.offload = true;
   offload.point.plan.cpu_threads = 2;
   offload.point.throughput = 987.6543210987654;
+  offload.point.resources.bwd_s_per_pass = 2e-4 / 3.0;
   points.runs = {dp, offload};
   return points;
 }
@@ -242,6 +243,21 @@ TEST(ProfiledPointsJson, RoundTripsBitExactly) {
   EXPECT_EQ(ProfiledPointsToJson(in), ProfiledPointsToJson(*out));
   EXPECT_TRUE(SameBits(out->runs[0].point.resources.fwd_s_per_pass,
                        in.runs[0].point.resources.fwd_s_per_pass));
+  // The backward's fixed part: written only where measured, and read back as it was.
+  EXPECT_FALSE(out->runs[0].point.resources.bwd_s_per_pass.has_value());
+  ASSERT_TRUE(out->runs[1].point.resources.bwd_s_per_pass.has_value());
+  EXPECT_TRUE(SameBits(*out->runs[1].point.resources.bwd_s_per_pass, 2e-4 / 3.0));
+}
+
+TEST(ProfiledPointsJson, RefusesANegativeBackwardFixedCost) {
+  std::string text = ProfiledPointsToJson(TwoRuns());
+  const std::size_t at = text.find("\"bwd_s_per_pass\":") + 17;
+  text.replace(at, text.find_first_of(",}", at) - at, "-1");
+  Checked<ProfiledPoints> out = ProfiledPointsFromJson(text);
+  ASSERT_FALSE(out) << text;
+  EXPECT_NE(out.error.find("runs[1].resources.bwd_s_per_pass: expected a number >= 0.0, got -1"),
+            std::string::npos)
+      << out.error;
 }
 
 // Points written before fwd_s_per_pass existed read as 0 (a linear forward time).

@@ -80,6 +80,25 @@ TEST(PredictIteration, FixedCostPerForwardPassIsPaidPerMicroBatch) {
   EXPECT_EQ(CheckPlan(SmallModel(), with_pass, {}), "perf: resources: fwd_s_per_pass must be >= 0");
 }
 
+// A measured fixed cost of the backward pass replaces k_bwd times the forward's: k_bwd then
+// scales only the part per sample; GC still adds the whole forward pass.
+TEST(PredictIteration, MeasuredBackwardFixedCostIsPaidPerMicroBatch) {
+  Resources with_pass = OneNode(1);
+  with_pass.fwd_s_per_pass = 0.005;
+  with_pass.bwd_s_per_pass = 0.001;
+  IterationTime one = Predict(with_pass, {});
+  EXPECT_DOUBLE_EQ(one.fwd, 0.08 + 0.005);
+  EXPECT_DOUBLE_EQ(one.bwd, 2 * 0.08 + 0.001);
+  IterationTime four = Predict(with_pass, {.ga_steps = 4});
+  EXPECT_DOUBLE_EQ(four.bwd, 2 * 0.02 + 0.001);
+  IterationTime gc = Predict(with_pass, {.ga_steps = 4, .gc = true});
+  EXPECT_DOUBLE_EQ(gc.bwd, 2 * 0.02 + 0.001 + 0.02 + 0.005);
+  with_pass.bwd_s_per_pass = 0;  // measured as nothing: not k_bwd x the forward's
+  EXPECT_DOUBLE_EQ(Predict(with_pass, {}).bwd, 2 * 0.08);
+  with_pass.bwd_s_per_pass = -0.001;
+  EXPECT_EQ(CheckPlan(SmallModel(), with_pass, {}), "perf: resources: bwd_s_per_pass must be >= 0");
+}
+
 TEST(PredictIteration, DataParallelAcrossNodesUsesInterNodeBandwidth) {
   // 4 GPUs, 2 per node: V_dp = 2e8 x 2 x 3/4 = 3e8 bytes over 1e9 B/s.
   IterationTime t = Predict(OneNode(4, 2), {.dp = 4});
