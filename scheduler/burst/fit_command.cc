@@ -64,21 +64,24 @@ int CountOffload(const std::vector<ProfiledRun>& runs, const std::vector<int>& i
   return count;
 }
 
-// fitted.json's forward time: that of the runs with the fewest intra-op threads, among them the
+// The run whose forward time fitted.json states: the fewest intra-op threads, among them the
 // fewest workers (the first such run: a run that oversubscribes the cores records its workers'
 // reduced rate, profile_command.cc), so a reader that knows nothing of threads predicts the
-// single-thread worker.
-double ReferenceForwardSeconds(const ProfiledPoints& points) {
-  const ProfiledRun* reference = nullptr;
+// single-thread worker. REQUIRES: at least one run.
+const ProfiledRun& ReferenceRun(const ProfiledPoints& points) {
+  const ProfiledRun* reference = &points.runs.front();
   for (const ProfiledRun& run : points.runs) {
-    if (reference == nullptr ||
-        std::make_pair(run.intra_threads, run.point.resources.gpus) <
-            std::make_pair(reference->intra_threads, reference->point.resources.gpus)) {
+    if (std::make_pair(run.intra_threads, run.point.resources.gpus) <
+        std::make_pair(reference->intra_threads, reference->point.resources.gpus)) {
       reference = &run;
     }
   }
+  return *reference;
+}
+
+double ReferenceForwardSeconds(const ProfiledPoints& points) {
   if (points.model.fwd_s_per_sample > 0) return points.model.fwd_s_per_sample;
-  return points.model.fwd_flops_per_sample / reference->point.resources.gpu_flops;
+  return points.model.fwd_flops_per_sample / ReferenceRun(points).point.resources.gpu_flops;
 }
 
 void PrintTable(const ProfiledPoints& points, const FitEvaluation& evaluation) {
@@ -179,6 +182,9 @@ int FitCommand(const std::vector<std::string>& args) {
     fitted.model_name = points->model_name;
     fitted.model = points->model;
     fitted.model.fwd_s_per_sample = ReferenceForwardSeconds(*points);
+    // Its fixed costs per pass too: the parameters were fitted with them in the prediction.
+    fitted.fwd_s_per_pass = ReferenceRun(*points).point.resources.fwd_s_per_pass;
+    fitted.bwd_s_per_pass = ReferenceRun(*points).point.resources.bwd_s_per_pass;
     fitted.params = fit->params;
     fitted.b_intra = points->b_intra;
     fitted.b_inter = points->b_inter;

@@ -222,6 +222,8 @@ std::string FittedModelToJson(const FittedModel& fitted) {
             {"b_pcie", fitted.b_pcie},
             {"points", fitted.points},
             {"rmsle", fitted.rmsle}};
+  if (fitted.fwd_s_per_pass > 0) root["fwd_s_per_pass"] = fitted.fwd_s_per_pass;
+  if (fitted.bwd_s_per_pass) root["bwd_s_per_pass"] = *fitted.bwd_s_per_pass;
   if (!fitted.fit_points.empty()) {
     json points = json::array();
     for (const ProfiledPoint& point : fitted.fit_points) points.push_back(PointToJson(point));
@@ -237,7 +239,7 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
   FittedModel fitted;
   reader.Keys(root, "",
               {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie", "points",
-               "rmsle", "fit_points"},
+               "rmsle", "fit_points", "fwd_s_per_pass", "bwd_s_per_pass"},
               {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie"});
   reader.Format(root, kFittedModelFormat);
   reader.String(root, "", "model_name", fitted.model_name);
@@ -246,6 +248,12 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
   BandwidthsFromJson(reader, root, fitted.b_intra, fitted.b_inter, fitted.b_pcie);
   reader.Integer(root, "", "points", 0, fitted.points);
   reader.Number(root, "", "rmsle", 0, fitted.rmsle);
+  reader.Number(root, "", "fwd_s_per_pass", 0, fitted.fwd_s_per_pass);
+  if (reader.ok() && root.contains("bwd_s_per_pass")) {
+    double seconds = 0;
+    reader.Number(root, "", "bwd_s_per_pass", 0, seconds);
+    fitted.bwd_s_per_pass = seconds;
+  }
   if (reader.ok() && root.contains("fit_points")) {
     const json& points = root.at("fit_points");
     if (!points.is_array()) reader.Fail("fit_points", "expected an array");

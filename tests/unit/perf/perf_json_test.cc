@@ -35,6 +35,8 @@ FittedModel AwkwardFit() {
   fitted.b_pcie = 5.123456789012345e9;
   fitted.points = 7;
   fitted.rmsle = 0.0271828182845904;
+  fitted.fwd_s_per_pass = 1e-3 / 7.0;
+  fitted.bwd_s_per_pass = 2e-3 / 7.0;
   return fitted;
 }
 
@@ -58,6 +60,9 @@ TEST(FittedModelJson, RoundTripsEveryDoubleBitExactly) {
   EXPECT_TRUE(SameBits(in.b_pcie, out->b_pcie));
   EXPECT_EQ(out->points, 7);
   EXPECT_TRUE(SameBits(in.rmsle, out->rmsle));
+  EXPECT_TRUE(SameBits(in.fwd_s_per_pass, out->fwd_s_per_pass));
+  ASSERT_TRUE(out->bwd_s_per_pass.has_value());
+  EXPECT_TRUE(SameBits(*in.bwd_s_per_pass, *out->bwd_s_per_pass));
   // Writing what was read gives the same text.
   EXPECT_EQ(FittedModelToJson(in), FittedModelToJson(*out));
 }
@@ -73,6 +78,8 @@ TEST(FittedModelJson, OptionalModelFieldsTakeModelDescDefaults) {
   EXPECT_EQ(out->model.layers, ModelDesc{}.layers);
   EXPECT_EQ(out->model.grad_bytes, ModelDesc{}.grad_bytes);
   EXPECT_EQ(out->points, 0);
+  EXPECT_EQ(out->fwd_s_per_pass, 0.0);  // no fixed costs per pass: a linear forward time
+  EXPECT_FALSE(out->bwd_s_per_pass.has_value());
   EXPECT_EQ(out->params.k_const, 0.01);
 }
 

@@ -234,6 +234,29 @@ TEST(PlanSelection, NodeSensitivityCurveIsMonotoneAndNamesTheBestPlan) {
   EXPECT_EQ(curve.back().curve_nodes, 8);  // the optimizer-heavy job scales to all 8 ESTs
 }
 
+// The fixed costs per pass that fitted.json states reach the resources every prediction uses: a
+// model fitted with them predicts more micro-batches as slower.
+TEST(PlanSelection, AgentResourcesCarryTheFittedFixedCostsPerPass) {
+  perf::FittedModel m = Cnn();
+  m.model.global_batch = 64;  // a multiple of the 8 micro-batches
+  const perf::ExecutionPlan plan = AgentExecutionPlan(Plan::kDp, 1, 8, 1);
+  EXPECT_EQ(AgentResources(m, Nodes(1), plan).fwd_s_per_pass, 0.0);
+  EXPECT_FALSE(AgentResources(m, Nodes(1), plan).bwd_s_per_pass.has_value());
+  const auto before = perf::PredictIteration(m.model, AgentResources(m, Nodes(1), plan), plan,
+                                             m.params);
+  ASSERT_TRUE(before) << before.error;
+  const double linear = before->iter;
+  m.fwd_s_per_pass = 2e-4;
+  m.bwd_s_per_pass = 5e-4;
+  const perf::Resources r = AgentResources(m, Nodes(1), plan);
+  EXPECT_EQ(r.fwd_s_per_pass, 2e-4);
+  EXPECT_EQ(r.bwd_s_per_pass, 5e-4);
+  // a = 8 micro-batches on one rank: 8 forward and 8 backward fixed costs more per iteration.
+  const auto after = perf::PredictIteration(m.model, r, plan, m.params);
+  ASSERT_TRUE(after) << after.error;
+  EXPECT_NEAR(after->iter - linear, 8 * 7e-4, 1e-12);
+}
+
 TEST(PlanSelection, AgentPlansHaveTheAgentsShapes) {
   EXPECT_EQ(AgentExecutionPlan(Plan::kDp, 3, 8, 1), (perf::ExecutionPlan{.dp = 3, .ga_steps = 3}));
   EXPECT_EQ(AgentExecutionPlan(Plan::kGa, 4, 8, 1), (perf::ExecutionPlan{.dp = 4, .ga_steps = 2}));
