@@ -124,13 +124,16 @@ perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
 // a device per worker.
 perf::Resources RunResources(const PreparedRun& prepared, double b_peer, double b_pcie,
                              double forward_rate, double forward_pass_s,
-                             std::optional<double> backward_pass_s, int cores) {
+                             std::optional<perf::BackwardPass> backward, int cores) {
   const int busy_threads = prepared.run.workers * prepared.threads;
   if (cores > 0 && busy_threads > cores) {
     const double share = static_cast<double>(cores) / busy_threads;
     forward_rate *= share;
     forward_pass_s /= share;
-    if (backward_pass_s) *backward_pass_s /= share;
+    if (backward) {
+      backward->s_per_pass /= share;
+      backward->s_per_sample /= share;
+    }
   }
   perf::Resources resources;
   resources.gpus = prepared.run.workers;           // on a CPU machine a "GPU" is one worker rank
@@ -141,7 +144,7 @@ perf::Resources RunResources(const PreparedRun& prepared, double b_peer, double 
   resources.b_pcie = b_pcie;
   resources.gpu_flops = forward_rate;
   resources.fwd_s_per_pass = forward_pass_s;
-  resources.bwd_s_per_pass = backward_pass_s;
+  resources.backward = backward;
   return resources;
 }
 
@@ -296,11 +299,11 @@ RoundMeasurements MeasureInRounds(const ProfileConfig& config, const JobConfig& 
   return measured;
 }
 
-// The backward pass's fixed seconds with `threads` intra-op threads; none where not measured.
-std::optional<double> BackwardPassSeconds(const Estimates& estimates, int threads) {
+// The backward pass with `threads` intra-op threads; none where not measured.
+std::optional<perf::BackwardPass> MeasuredBackward(const Estimates& estimates, int threads) {
   auto found = estimates.backward.find(threads);
   if (found == estimates.backward.end()) return std::nullopt;
-  return found->second.s_per_pass;
+  return perf::BackwardPass{found->second.s_per_pass, found->second.s_per_sample};
 }
 
 // points.json's content from the estimates of the runs' rates and forward rates.
@@ -310,10 +313,9 @@ perf::ProfiledPoints WithEstimates(perf::ProfiledPoints points, const ProfileCon
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   for (size_t i = 0; i < prepared.size(); ++i) {
     const PreparedRun& run = prepared[i];
-    const perf::Resources resources =
-        RunResources(run, points.b_intra, points.b_pcie, estimates.forward_rate.at(run.threads),
-                     estimates.forward_pass_s.at(run.threads), BackwardPassSeconds(estimates, run.threads),
-                     cores);
+    const perf::Resources resources = RunResources(
+        run, points.b_intra, points.b_pcie, estimates.forward_rate.at(run.threads),
+        estimates.forward_pass_s.at(run.threads), MeasuredBackward(estimates, run.threads), cores);
     points.runs.push_back(MakeProfiledRun(config, run, resources, estimates.rate[i],
                                           static_cast<double>(job.train.global_batch)));
   }
@@ -381,12 +383,12 @@ perf::ProfiledPoints EstimateAndWritePoints(perf::ProfiledPoints points,
     points = plain;
   }
   for (const auto& [threads, rate] : estimates.forward_rate) {
-    out << "profile: forward pass with " << threads << " intra-op thread(s): "
-        << estimates.forward_pass_s.at(threads) * 1e6 << " us fixed + " << 1e6 / rate
-        << " us per sample" << std::endl;
+    out << "profile: forward pass with " << threads
+        << " intra-op thread(s): " << estimates.forward_pass_s.at(threads) * 1e6 << " us fixed + "
+        << 1e6 / rate << " us per sample" << std::endl;
     if (auto backward = estimates.backward.find(threads); backward != estimates.backward.end()) {
-      out << "profile: backward pass with " << threads << " intra-op thread(s): "
-          << backward->second.s_per_pass * 1e6 << " us fixed + "
+      out << "profile: backward pass with " << threads
+          << " intra-op thread(s): " << backward->second.s_per_pass * 1e6 << " us fixed + "
           << backward->second.s_per_sample * 1e6 << " us per sample" << std::endl;
     }
   }

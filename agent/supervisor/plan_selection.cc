@@ -214,10 +214,10 @@ perf::Resources AgentResources(const perf::FittedModel& model, const NodeAllocat
   r.b_intra = model.b_intra;
   r.b_inter = model.b_inter;
   r.b_pcie = model.b_pcie;
-  // The fixed costs per pass the parameters were fitted with (a model fitted on them mispredicts
-  // many micro-batches without them).
+  // The fixed cost per pass and the backward pass the parameters were fitted with (without them
+  // a model fitted on them mispredicts, most at many micro-batches).
   r.fwd_s_per_pass = model.fwd_s_per_pass;
-  r.bwd_s_per_pass = model.bwd_s_per_pass;
+  r.backward = model.backward;
   return r;
 }
 

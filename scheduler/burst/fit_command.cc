@@ -172,19 +172,20 @@ int FitCommand(const std::vector<std::string>& args) {
   if (split->test.empty()) {
     std::printf("unseen points: none (every point was fitted)\n");
   } else {
-    std::printf("unseen points: %zu, average relative error %.2f%%, maximum %.2f%% "
-                "(target <= 5%% / <= 10%%; Rubick §7.1: 7.4%% / 10.4%%)\n",
-                split->test.size(), 100 * evaluation.test_avg_rel_error,
-                100 * evaluation.test_max_rel_error);
+    std::printf(
+        "unseen points: %zu, average relative error %.2f%%, maximum %.2f%% "
+        "(target <= 5%% / <= 10%%; Rubick §7.1: 7.4%% / 10.4%%)\n",
+        split->test.size(), 100 * evaluation.test_avg_rel_error,
+        100 * evaluation.test_max_rel_error);
   }
   if (!out_path.empty()) {
     FittedModel fitted;
     fitted.model_name = points->model_name;
     fitted.model = points->model;
     fitted.model.fwd_s_per_sample = ReferenceForwardSeconds(*points);
-    // Its fixed costs per pass too: the parameters were fitted with them in the prediction.
+    // Its fixed cost per pass and backward pass too: the parameters were fitted with them.
     fitted.fwd_s_per_pass = ReferenceRun(*points).point.resources.fwd_s_per_pass;
-    fitted.bwd_s_per_pass = ReferenceRun(*points).point.resources.bwd_s_per_pass;
+    fitted.backward = ReferenceRun(*points).point.resources.backward;
     fitted.params = fit->params;
     fitted.b_intra = points->b_intra;
     fitted.b_inter = points->b_inter;

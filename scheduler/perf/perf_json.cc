@@ -157,9 +157,37 @@ ExecutionPlan PlanFromJson(Reader& reader, const json& object, const std::string
   return plan;
 }
 
+// The measured backward pass: both keys or neither (files written before it: §4.1's k_bwd T_fwd).
+constexpr const char* kBackwardKeys[] = {"bwd_s_per_pass", "bwd_s_per_sample"};
+
+void BackwardToJson(const std::optional<BackwardPass>& backward, json& object) {
+  if (!backward) return;
+  object[kBackwardKeys[0]] = backward->s_per_pass;
+  object[kBackwardKeys[1]] = backward->s_per_sample;
+}
+
+void ReadBackward(Reader& reader, const json& object, const std::string& path,
+                  std::optional<BackwardPass>& out) {
+  const bool pass = object.contains(kBackwardKeys[0]), sample = object.contains(kBackwardKeys[1]);
+  if (!reader.ok() || (!pass && !sample)) return;
+  if (pass != sample) {
+    reader.Fail(Reader::Join(path, kBackwardKeys[pass ? 1 : 0]),
+                std::string("missing: the backward pass needs both ") + kBackwardKeys[0] + " and " +
+                    kBackwardKeys[1]);
+    return;
+  }
+  BackwardPass backward;
+  reader.Number(object, path, kBackwardKeys[0], 0, backward.s_per_pass);
+  reader.Number(object, path, kBackwardKeys[1], 0, backward.s_per_sample);
+  if (reader.ok() && !(backward.s_per_sample > 0)) {
+    reader.Fail(Reader::Join(path, kBackwardKeys[1]), "expected a number > 0, got 0");
+  }
+  if (reader.ok()) out = backward;
+}
+
 json ResourcesToJson(const Resources& resources) {
   json object = FieldsToJson(resources, kResourceFields);
-  if (resources.bwd_s_per_pass) object["bwd_s_per_pass"] = *resources.bwd_s_per_pass;
+  BackwardToJson(resources.backward, object);
   return object;
 }
 
@@ -169,15 +197,11 @@ Resources ResourcesFromJson(Reader& reader, const json& object, const std::strin
   std::erase_if(required,
                 [](const char* name) { return std::string_view(name) == "fwd_s_per_pass"; });
   std::vector<const char*> known = names;
-  known.push_back("bwd_s_per_pass");  // optional: absent, k_bwd scales the forward's fixed part
+  known.insert(known.end(), std::begin(kBackwardKeys), std::end(kBackwardKeys));
   Resources resources;
   if (reader.Keys(object, path, known, required)) {
     ReadFields(reader, object, path, kResourceFields, resources);
-    if (object.contains("bwd_s_per_pass")) {
-      double seconds = 0;
-      reader.Number(object, path, "bwd_s_per_pass", 0, seconds);
-      resources.bwd_s_per_pass = seconds;
-    }
+    ReadBackward(reader, object, path, resources.backward);
   }
   return resources;
 }
@@ -223,7 +247,7 @@ std::string FittedModelToJson(const FittedModel& fitted) {
             {"points", fitted.points},
             {"rmsle", fitted.rmsle}};
   if (fitted.fwd_s_per_pass > 0) root["fwd_s_per_pass"] = fitted.fwd_s_per_pass;
-  if (fitted.bwd_s_per_pass) root["bwd_s_per_pass"] = *fitted.bwd_s_per_pass;
+  BackwardToJson(fitted.backward, root);
   if (!fitted.fit_points.empty()) {
     json points = json::array();
     for (const ProfiledPoint& point : fitted.fit_points) points.push_back(PointToJson(point));
@@ -239,7 +263,7 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
   FittedModel fitted;
   reader.Keys(root, "",
               {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie", "points",
-               "rmsle", "fit_points", "fwd_s_per_pass", "bwd_s_per_pass"},
+               "rmsle", "fit_points", "fwd_s_per_pass", kBackwardKeys[0], kBackwardKeys[1]},
               {"format", "model_name", "model", "params", "b_intra", "b_inter", "b_pcie"});
   reader.Format(root, kFittedModelFormat);
   reader.String(root, "", "model_name", fitted.model_name);
@@ -249,11 +273,7 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
   reader.Integer(root, "", "points", 0, fitted.points);
   reader.Number(root, "", "rmsle", 0, fitted.rmsle);
   reader.Number(root, "", "fwd_s_per_pass", 0, fitted.fwd_s_per_pass);
-  if (reader.ok() && root.contains("bwd_s_per_pass")) {
-    double seconds = 0;
-    reader.Number(root, "", "bwd_s_per_pass", 0, seconds);
-    fitted.bwd_s_per_pass = seconds;
-  }
+  ReadBackward(reader, root, "", fitted.backward);
   if (reader.ok() && root.contains("fit_points")) {
     const json& points = root.at("fit_points");
     if (!points.is_array()) reader.Fail("fit_points", "expected an array");

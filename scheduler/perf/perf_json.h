@@ -29,12 +29,12 @@ struct FittedModel {
   PerfParams params;
   // Measured bandwidths (bytes/s) of the machine(s) profiled; copy them into Resources.
   double b_intra = 0, b_inter = 0, b_pcie = 0;
-  // The reference worker's fixed seconds per forward and backward pass (Resources' fields of the
-  // same names, measured with model.fwd_s_per_sample): optional in the file (0 and unset).
+  // The reference worker's fixed seconds per forward pass and its backward pass (Resources'
+  // fields, measured with model.fwd_s_per_sample): optional in the file (0 and unset).
   double fwd_s_per_pass = 0;
-  std::optional<double> bwd_s_per_pass;
-  int points = 0;     // profiled points the fit used
-  double rmsle = 0;   // of the fit on those points
+  std::optional<BackwardPass> backward;
+  int points = 0;    // profiled points the fit used
+  double rmsle = 0;  // of the fit on those points
   // Those points themselves (optional in the file): the online refit (Rubick §4.3) fits them
   // again together with the job's own measurements.
   std::vector<ProfiledPoint> fit_points;

@@ -124,8 +124,9 @@ std::string CheckPlan(const ModelDesc& model, const Resources& resources,
     return "perf: resources: gpus and gpus_per_node must be >= 1";
   }
   if (!(resources.fwd_s_per_pass >= 0)) return "perf: resources: fwd_s_per_pass must be >= 0";
-  if (resources.bwd_s_per_pass && !(*resources.bwd_s_per_pass >= 0)) {
-    return "perf: resources: bwd_s_per_pass must be >= 0";
+  if (resources.backward &&
+      !(resources.backward->s_per_pass >= 0 && resources.backward->s_per_sample > 0)) {
+    return "perf: resources: the backward pass needs bwd_s_per_pass >= 0 and bwd_s_per_sample > 0";
   }
   if (!(ForwardSecondsPerSample(model, resources) > 0)) {
     return "perf: model: no forward time (fwd_s_per_sample, or fwd_flops_per_sample with "
@@ -196,12 +197,17 @@ Checked<IterationTime> PredictIteration(const ModelDesc& model, const Resources&
   const double per_sample_micro = ForwardSecondsPerSample(model, resources) * b / (d * a * m) / t;
   it.fwd = (per_sample_micro + resources.fwd_s_per_pass) / p * (m + p - 1);
   // §4.1 "Modeling T_bwd": T_bwd = k_bwd * T_fwd; GC recomputes the forward pass (+ T_fwd).
-  // With the backward's own fixed part measured (our addition), k_bwd scales only the part that
-  // grows with the batch: a backward pass's fixed cost is not k_bwd times the forward's (on one
-  // CPU thread fmnist_cnn's are ~0.47 ms and ~0.2 ms).
-  it.bwd = resources.bwd_s_per_pass
-               ? (k.k_bwd * per_sample_micro + *resources.bwd_s_per_pass) / p * (m + p - 1)
-               : k.k_bwd * it.fwd;
+  // With the backward pass measured (our addition), T_bwd = k_bwd * that pass, scaled to the
+  // micro-batch and the pipeline as T_fwd is: k_bwd then fits what the timed pass leaves out
+  // (the loss, the EST's gradient capture) rather than how the backward compares to the forward,
+  // which differs between thread counts and devices.
+  if (resources.backward) {
+    const double backward_micro =
+        resources.backward->s_per_sample * b / (d * a * m) / t + resources.backward->s_per_pass;
+    it.bwd = k.k_bwd * backward_micro / p * (m + p - 1);
+  } else {
+    it.bwd = k.k_bwd * it.fwd;
+  }
   if (plan.gc) it.bwd += it.fwd;
 
   // §4.1 "Modeling T_comm": T_comm = V / B; V = 0 when that dimension's size is 1.

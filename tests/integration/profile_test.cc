@@ -88,10 +88,11 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   ASSERT_EQ(points->runs.size(), 2u);
   for (const perf::ProfiledRun& r : points->runs) {
     EXPECT_GT(r.point.throughput, 0) << r.label;
-    EXPECT_GT(r.point.resources.gpu_flops, 0) << r.label;  // measured forward rate
-    EXPECT_GE(r.point.resources.fwd_s_per_pass, 0) << r.label;  // its fixed part, or 0
-    ASSERT_TRUE(r.point.resources.bwd_s_per_pass.has_value()) << r.label;
-    EXPECT_GE(*r.point.resources.bwd_s_per_pass, 0) << r.label;
+    EXPECT_GT(r.point.resources.gpu_flops, 0) << r.label;            // measured forward rate
+    EXPECT_GE(r.point.resources.fwd_s_per_pass, 0) << r.label;       // its fixed part, or 0
+    ASSERT_TRUE(r.point.resources.backward.has_value()) << r.label;  // the timed backward pass
+    EXPECT_GE(r.point.resources.backward->s_per_pass, 0) << r.label;
+    EXPECT_GT(r.point.resources.backward->s_per_sample, 0) << r.label;
     EXPECT_EQ(r.point.resources.b_intra, points->b_intra) << r.label;
     EXPECT_EQ(r.measured_steps, 2) << r.label;
   }
@@ -146,8 +147,13 @@ TEST(PlanFit, FittedJsonCarriesTheReferenceRunsFixedCostsPerPass) {
   points.model.fwd_flops_per_sample = 1;  // gpu_flops is then each run's forward samples/s
   points.b_intra = points.b_inter = 5e9;
   points.b_pcie = 3e10;
-  const perf::PerfParams truth{.k_bwd = 1.1, .k_sync = 3, .k_opt = 2e-8, .k_opt_off = 2e-8,
-                               .k_off = 2, .k_swap = 4, .k_const = 0.002};
+  const perf::PerfParams truth{.k_bwd = 1.1,
+                               .k_sync = 3,
+                               .k_opt = 2e-8,
+                               .k_opt_off = 2e-8,
+                               .k_off = 2,
+                               .k_swap = 4,
+                               .k_const = 0.002};
   struct Run {
     const char* label;
     perf::ExecutionPlan plan;
@@ -155,9 +161,15 @@ TEST(PlanFit, FittedJsonCarriesTheReferenceRunsFixedCostsPerPass) {
   };
   const std::vector<Run> runs = {
       {"w1-t2-dp", {.dp = 1, .ga_steps = 6}, 2},  // first in the file, but 2 threads
-      {"w1-zero-offload-c1", {.dp = 1, .ga_steps = 6, .zero_stage = 2, .offload = true, .cpu_threads = 1}, 1},
-      {"w1-zero-offload-c2", {.dp = 1, .ga_steps = 6, .zero_stage = 2, .offload = true, .cpu_threads = 2}, 1},
-      {"w2-zero-offload-c1", {.dp = 2, .ga_steps = 3, .zero_stage = 2, .offload = true, .cpu_threads = 1}, 1},
+      {"w1-zero-offload-c1",
+       {.dp = 1, .ga_steps = 6, .zero_stage = 2, .offload = true, .cpu_threads = 1},
+       1},
+      {"w1-zero-offload-c2",
+       {.dp = 1, .ga_steps = 6, .zero_stage = 2, .offload = true, .cpu_threads = 2},
+       1},
+      {"w2-zero-offload-c1",
+       {.dp = 2, .ga_steps = 3, .zero_stage = 2, .offload = true, .cpu_threads = 1},
+       1},
       {"w2-dp", {.dp = 2, .ga_steps = 3}, 1},
       {"w1-dp", {.dp = 1, .ga_steps = 6}, 1},  // the reference: 1 thread, 1 worker
       {"w2-zero-dp", {.dp = 2, .ga_steps = 3, .zero_stage = 2}, 1},
@@ -176,7 +188,8 @@ TEST(PlanFit, FittedJsonCarriesTheReferenceRunsFixedCostsPerPass) {
     r.b_pcie = points.b_pcie;
     r.gpu_flops = run.threads == 1 ? 8000 : 11000;
     r.fwd_s_per_pass = run.threads == 1 ? 2e-4 : 3e-4;
-    r.bwd_s_per_pass = run.threads == 1 ? 4e-4 : 5e-4;
+    r.backward =
+        perf::BackwardPass{run.threads == 1 ? 4e-4 : 5e-4, run.threads == 1 ? 1.3e-4 : 1e-4};
     const auto predicted = perf::PredictIteration(points.model, r, run.plan, truth);
     ASSERT_TRUE(predicted) << predicted.error;
     profiled.point.throughput = predicted->throughput;
@@ -193,8 +206,9 @@ TEST(PlanFit, FittedJsonCarriesTheReferenceRunsFixedCostsPerPass) {
   ASSERT_TRUE(fitted) << fitted.error;
   EXPECT_DOUBLE_EQ(fitted->model.fwd_s_per_sample, 1.0 / 8000);
   EXPECT_EQ(fitted->fwd_s_per_pass, 2e-4);
-  ASSERT_TRUE(fitted->bwd_s_per_pass.has_value());
-  EXPECT_EQ(*fitted->bwd_s_per_pass, 4e-4);
+  ASSERT_TRUE(fitted->backward.has_value());
+  EXPECT_EQ(fitted->backward->s_per_pass, 4e-4);
+  EXPECT_EQ(fitted->backward->s_per_sample, 1.3e-4);
   EXPECT_NE(fit.output.find("fitted points: 7"), std::string::npos) << fit.output;
 }
 

@@ -36,7 +36,7 @@ FittedModel AwkwardFit() {
   fitted.points = 7;
   fitted.rmsle = 0.0271828182845904;
   fitted.fwd_s_per_pass = 1e-3 / 7.0;
-  fitted.bwd_s_per_pass = 2e-3 / 7.0;
+  fitted.backward = BackwardPass{2e-3 / 7.0, 1e-4 / 3.0};
   return fitted;
 }
 
@@ -61,8 +61,9 @@ TEST(FittedModelJson, RoundTripsEveryDoubleBitExactly) {
   EXPECT_EQ(out->points, 7);
   EXPECT_TRUE(SameBits(in.rmsle, out->rmsle));
   EXPECT_TRUE(SameBits(in.fwd_s_per_pass, out->fwd_s_per_pass));
-  ASSERT_TRUE(out->bwd_s_per_pass.has_value());
-  EXPECT_TRUE(SameBits(*in.bwd_s_per_pass, *out->bwd_s_per_pass));
+  ASSERT_TRUE(out->backward.has_value());
+  EXPECT_TRUE(SameBits(in.backward->s_per_pass, out->backward->s_per_pass));
+  EXPECT_TRUE(SameBits(in.backward->s_per_sample, out->backward->s_per_sample));
   // Writing what was read gives the same text.
   EXPECT_EQ(FittedModelToJson(in), FittedModelToJson(*out));
 }
@@ -79,7 +80,7 @@ TEST(FittedModelJson, OptionalModelFieldsTakeModelDescDefaults) {
   EXPECT_EQ(out->model.grad_bytes, ModelDesc{}.grad_bytes);
   EXPECT_EQ(out->points, 0);
   EXPECT_EQ(out->fwd_s_per_pass, 0.0);  // no fixed costs per pass: a linear forward time
-  EXPECT_FALSE(out->bwd_s_per_pass.has_value());
+  EXPECT_FALSE(out->backward.has_value());
   EXPECT_EQ(out->params.k_const, 0.01);
 }
 
@@ -229,7 +230,7 @@ ProfiledPoints TwoRuns() {
   offload.point.plan.offload = true;
   offload.point.plan.cpu_threads = 2;
   offload.point.throughput = 987.6543210987654;
-  offload.point.resources.bwd_s_per_pass = 2e-4 / 3.0;
+  offload.point.resources.backward = BackwardPass{2e-4 / 3.0, 1e-4 / 7.0};
   points.runs = {dp, offload};
   return points;
 }
@@ -250,21 +251,39 @@ TEST(ProfiledPointsJson, RoundTripsBitExactly) {
   EXPECT_EQ(ProfiledPointsToJson(in), ProfiledPointsToJson(*out));
   EXPECT_TRUE(SameBits(out->runs[0].point.resources.fwd_s_per_pass,
                        in.runs[0].point.resources.fwd_s_per_pass));
-  // The backward's fixed part: written only where measured, and read back as it was.
-  EXPECT_FALSE(out->runs[0].point.resources.bwd_s_per_pass.has_value());
-  ASSERT_TRUE(out->runs[1].point.resources.bwd_s_per_pass.has_value());
-  EXPECT_TRUE(SameBits(*out->runs[1].point.resources.bwd_s_per_pass, 2e-4 / 3.0));
+  // The backward pass: written only where measured, and read back as it was.
+  EXPECT_FALSE(out->runs[0].point.resources.backward.has_value());
+  ASSERT_TRUE(out->runs[1].point.resources.backward.has_value());
+  EXPECT_TRUE(SameBits(out->runs[1].point.resources.backward->s_per_pass, 2e-4 / 3.0));
+  EXPECT_TRUE(SameBits(out->runs[1].point.resources.backward->s_per_sample, 1e-4 / 7.0));
 }
 
-TEST(ProfiledPointsJson, RefusesANegativeBackwardFixedCost) {
-  std::string text = ProfiledPointsToJson(TwoRuns());
-  const std::size_t at = text.find("\"bwd_s_per_pass\":") + 17;
-  text.replace(at, text.find_first_of(",}", at) - at, "-1");
-  Checked<ProfiledPoints> out = ProfiledPointsFromJson(text);
-  ASSERT_FALSE(out) << text;
-  EXPECT_NE(out.error.find("runs[1].resources.bwd_s_per_pass: expected a number >= 0.0, got -1"),
-            std::string::npos)
-      << out.error;
+// The backward pass is refused negative, at zero per sample, or with one of its two keys.
+TEST(ProfiledPointsJson, RefusesAMalformedBackwardPass) {
+  const std::string good = ProfiledPointsToJson(TwoRuns());
+  auto with_value = [&good](const std::string& key, const std::string& value) {
+    std::string text = good;
+    const std::size_t at = text.find("\"" + key + "\":") + key.size() + 3;
+    text.replace(at, text.find_first_of(",}", at) - at, value);
+    return text;
+  };
+  std::string one_key = good;
+  const std::size_t at = one_key.find("\"bwd_s_per_sample\"");
+  one_key.erase(at, one_key.find_first_of(",}", at) + 1 - at);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {with_value("bwd_s_per_pass", "-1"),
+       "runs[1].resources.bwd_s_per_pass: expected a number >= 0.0, got -1"},
+      {with_value("bwd_s_per_sample", "0"),
+       "runs[1].resources.bwd_s_per_sample: expected a number > 0, got 0"},
+      {one_key,
+       "runs[1].resources.bwd_s_per_sample: missing: the backward pass needs both "
+       "bwd_s_per_pass and bwd_s_per_sample"},
+  };
+  for (const auto& [text, error] : cases) {
+    Checked<ProfiledPoints> out = ProfiledPointsFromJson(text);
+    ASSERT_FALSE(out) << text;
+    EXPECT_NE(out.error.find(error), std::string::npos) << out.error;
+  }
 }
 
 // Points written before fwd_s_per_pass existed read as 0 (a linear forward time).

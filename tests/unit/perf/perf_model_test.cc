@@ -80,23 +80,25 @@ TEST(PredictIteration, FixedCostPerForwardPassIsPaidPerMicroBatch) {
   EXPECT_EQ(CheckPlan(SmallModel(), with_pass, {}), "perf: resources: fwd_s_per_pass must be >= 0");
 }
 
-// A measured fixed cost of the backward pass replaces k_bwd times the forward's: k_bwd then
-// scales only the part per sample; GC still adds the whole forward pass.
-TEST(PredictIteration, MeasuredBackwardFixedCostIsPaidPerMicroBatch) {
+// A measured backward pass replaces T_fwd as what k_bwd scales: its part per sample and its
+// fixed part, paid per micro-batch; GC still adds the whole forward pass.
+TEST(PredictIteration, MeasuredBackwardPassIsWhatKbwdScales) {
   Resources with_pass = OneNode(1);
   with_pass.fwd_s_per_pass = 0.005;
-  with_pass.bwd_s_per_pass = 0.001;
-  IterationTime one = Predict(with_pass, {});
+  with_pass.backward = BackwardPass{.s_per_pass = 0.001, .s_per_sample = 0.015};
+  IterationTime one = Predict(with_pass, {});  // b = 8 samples in one micro-batch, k_bwd = 2
   EXPECT_DOUBLE_EQ(one.fwd, 0.08 + 0.005);
-  EXPECT_DOUBLE_EQ(one.bwd, 2 * 0.08 + 0.001);
+  EXPECT_DOUBLE_EQ(one.bwd, 2 * (8 * 0.015 + 0.001));
   IterationTime four = Predict(with_pass, {.ga_steps = 4});
-  EXPECT_DOUBLE_EQ(four.bwd, 2 * 0.02 + 0.001);
+  EXPECT_DOUBLE_EQ(four.bwd, 2 * (2 * 0.015 + 0.001));
   IterationTime gc = Predict(with_pass, {.ga_steps = 4, .gc = true});
-  EXPECT_DOUBLE_EQ(gc.bwd, 2 * 0.02 + 0.001 + 0.02 + 0.005);
-  with_pass.bwd_s_per_pass = 0;  // measured as nothing: not k_bwd x the forward's
-  EXPECT_DOUBLE_EQ(Predict(with_pass, {}).bwd, 2 * 0.08);
-  with_pass.bwd_s_per_pass = -0.001;
-  EXPECT_EQ(CheckPlan(SmallModel(), with_pass, {}), "perf: resources: bwd_s_per_pass must be >= 0");
+  EXPECT_DOUBLE_EQ(gc.bwd, 2 * (2 * 0.015 + 0.001) + 0.02 + 0.005);
+  with_pass.backward->s_per_pass = -0.001;
+  const std::string refused =
+      "perf: resources: the backward pass needs bwd_s_per_pass >= 0 and bwd_s_per_sample > 0";
+  EXPECT_EQ(CheckPlan(SmallModel(), with_pass, {}), refused);
+  with_pass.backward = BackwardPass{.s_per_pass = 0.001, .s_per_sample = 0};
+  EXPECT_EQ(CheckPlan(SmallModel(), with_pass, {}), refused);
 }
 
 TEST(PredictIteration, DataParallelAcrossNodesUsesInterNodeBandwidth) {

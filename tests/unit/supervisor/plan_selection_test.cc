@@ -241,20 +241,22 @@ TEST(PlanSelection, AgentResourcesCarryTheFittedFixedCostsPerPass) {
   m.model.global_batch = 64;  // a multiple of the 8 micro-batches
   const perf::ExecutionPlan plan = AgentExecutionPlan(Plan::kDp, 1, 8, 1);
   EXPECT_EQ(AgentResources(m, Nodes(1), plan).fwd_s_per_pass, 0.0);
-  EXPECT_FALSE(AgentResources(m, Nodes(1), plan).bwd_s_per_pass.has_value());
-  const auto before = perf::PredictIteration(m.model, AgentResources(m, Nodes(1), plan), plan,
-                                             m.params);
+  EXPECT_FALSE(AgentResources(m, Nodes(1), plan).backward.has_value());
+  const auto before =
+      perf::PredictIteration(m.model, AgentResources(m, Nodes(1), plan), plan, m.params);
   ASSERT_TRUE(before) << before.error;
   const double linear = before->iter;
   m.fwd_s_per_pass = 2e-4;
-  m.bwd_s_per_pass = 5e-4;
+  // The backward pass measured: k_bwd (2) times its time, instead of k_bwd x T_fwd.
+  m.backward = perf::BackwardPass{.s_per_pass = 5e-4, .s_per_sample = m.model.fwd_s_per_sample};
   const perf::Resources r = AgentResources(m, Nodes(1), plan);
   EXPECT_EQ(r.fwd_s_per_pass, 2e-4);
-  EXPECT_EQ(r.bwd_s_per_pass, 5e-4);
-  // a = 8 micro-batches on one rank: 8 forward and 8 backward fixed costs more per iteration.
+  ASSERT_TRUE(r.backward.has_value());
+  EXPECT_EQ(r.backward->s_per_pass, 5e-4);
+  // a = 8 micro-batches on one rank: 8 forward and 8 (doubled) backward fixed costs more.
   const auto after = perf::PredictIteration(m.model, r, plan, m.params);
   ASSERT_TRUE(after) << after.error;
-  EXPECT_NEAR(after->iter - linear, 8 * 7e-4, 1e-12);
+  EXPECT_NEAR(after->iter - linear, 8 * (2e-4 + 2 * 5e-4), 1e-12);
 }
 
 TEST(PlanSelection, AgentPlansHaveTheAgentsShapes) {
