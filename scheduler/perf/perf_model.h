@@ -58,7 +58,7 @@ struct ModelDesc {
 // One backward pass over one micro-batch: T(n) = s_per_pass + n * s_per_sample, timed like the
 // forward (its fixed part: the autograd engine's start, a dispatch per gradient). A second thread
 // speeds the backward pass less than the forward (fmnist_cnn on 2 CPU threads: 1.28x vs 1.46x),
-// and its fixed part is not k_bwd times the forward's (~0.35 ms vs ~0.25 ms on one thread).
+// and its fixed part is not k_bwd times the forward's (0.33-0.42 ms vs 0.21-0.30 ms, 1 thread).
 struct BackwardPass {
   double s_per_pass = 0;
   double s_per_sample = 0;
