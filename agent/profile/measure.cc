@@ -45,8 +45,8 @@ ModelFacts InspectModel(const JobConfig& config) {
   return facts;
 }
 
-ForwardPasses MeasureForwardPasses(const JobConfig& config, int threads, bool half_too, int warmup,
-                                   int reps, bool host_probe) {
+PassTimings MeasurePasses(const JobConfig& config, int threads, bool half_too, int warmup, int reps,
+                          bool host_probe) {
   JobConfig timed = config;
   timed.train.threads = threads;
   // On the device the training runs on; a GPU pass ends when its kernels have run.
@@ -72,7 +72,7 @@ ForwardPasses MeasureForwardPasses(const JobConfig& config, int threads, bool ha
     const auto n = static_cast<double>(images.size(0));
     return std::pair<Probed, Probed>{{forward_s / n, probe_ms}, {backward_s / n, probe_ms}};
   };
-  ForwardPasses passes;
+  PassTimings passes;
   for (int i = 0; i < warmup + reps; ++i) {
     const auto [forward, backward] = time_pass(full);
     if (i >= warmup) {

@@ -38,14 +38,14 @@ ModelFacts InspectModel(const JobConfig& config);
 // `reps` measured passes, with the host probe's time just before it when `host_probe` (else 0).
 // Each forward pass is followed by a timed backward pass (of the logits' mean: the loss's own
 // few operations aside, a training step's backward), whose seconds per sample go beside it.
-struct ForwardPasses {
+struct PassTimings {
   std::vector<Probed> full;
   std::vector<Probed> half;  // empty unless half_too
   std::vector<Probed> full_backward;
   std::vector<Probed> half_backward;  // empty unless half_too
 };
-ForwardPasses MeasureForwardPasses(const JobConfig& config, int threads, bool half_too, int warmup,
-                                   int reps, bool host_probe);
+PassTimings MeasurePasses(const JobConfig& config, int threads, bool half_too, int warmup, int reps,
+                          bool host_probe);
 
 // Median bytes/s of memcpy between two host buffers of `bytes` bytes over `reps` copies.
 double MeasureHostCopyBandwidth(std::size_t bytes, int reps);

@@ -89,8 +89,8 @@ HostScaling FitHostScaling(const RoundMeasurements& measured) {
   return scaling;
 }
 
-ForwardSplit SplitForwardTime(double s_per_sample_large, std::int64_t large,
-                              double s_per_sample_small, std::int64_t small) {
+perf::PassTime SplitPassTime(double s_per_sample_large, std::int64_t large,
+                             double s_per_sample_small, std::int64_t small) {
   const auto n_large = static_cast<double>(large);
   const auto n_small = static_cast<double>(small);
   const double per_sample =
@@ -99,12 +99,12 @@ ForwardSplit SplitForwardTime(double s_per_sample_large, std::int64_t large,
   // Noise (or a launch-bound GPU) can push one part below zero: keep the large pass's time and
   // give it all to the other part. The per-sample part keeps a sliver, so the forward rate the
   // model divides by stays finite.
-  if (!(per_pass >= 0)) return {s_per_sample_large, 0};
+  if (!(per_pass >= 0)) return {.s_per_pass = 0, .s_per_sample = s_per_sample_large};
   if (!(per_sample > kMinPerSampleShare * s_per_sample_large)) {
-    return {kMinPerSampleShare * s_per_sample_large,
-            (1 - kMinPerSampleShare) * s_per_sample_large * n_large};
+    return {.s_per_pass = (1 - kMinPerSampleShare) * s_per_sample_large * n_large,
+            .s_per_sample = kMinPerSampleShare * s_per_sample_large};
   }
-  return {per_sample, per_pass};
+  return {.s_per_pass = per_pass, .s_per_sample = per_sample};
 }
 
 namespace {
@@ -116,18 +116,18 @@ template <typename Estimate>
 void EstimateForward(const RoundMeasurements& measured, const Estimate& seconds_per_sample,
                      Estimates& estimates) {
   for (const auto& [threads, rounds] : measured.forward) {
-    ForwardSplit split{seconds_per_sample(threads, rounds), 0};
+    perf::PassTime split{.s_per_pass = 0, .s_per_sample = seconds_per_sample(threads, rounds)};
     if (auto small = measured.forward_small.find(threads); small != measured.forward_small.end()) {
-      split = SplitForwardTime(split.s_per_sample, measured.forward_batch,
-                               seconds_per_sample(threads, small->second),
-                               measured.forward_small_batch);
+      split =
+          SplitPassTime(split.s_per_sample, measured.forward_batch,
+                        seconds_per_sample(threads, small->second), measured.forward_small_batch);
     }
     estimates.forward_rate[threads] = 1.0 / split.s_per_sample;
     estimates.forward_pass_s[threads] = split.s_per_pass;
     auto bwd = measured.backward.find(threads);
     auto bwd_small = measured.backward_small.find(threads);
     if (bwd != measured.backward.end() && bwd_small != measured.backward_small.end()) {
-      estimates.backward[threads] = SplitForwardTime(
+      estimates.backward[threads] = SplitPassTime(
           seconds_per_sample(threads, bwd->second), measured.forward_batch,
           seconds_per_sample(threads, bwd_small->second), measured.forward_small_batch);
     }

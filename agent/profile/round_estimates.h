@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/profile/host_speed.h"
+#include "scheduler/perf/perf_model.h"
 
 namespace elastic::agent {
 
@@ -22,7 +23,7 @@ struct RoundMeasurements {
   // Intra-op threads -> [round]: seconds per sample of each forward pass of forward_batch samples.
   std::map<int, std::vector<std::vector<Probed>>> forward;
   // The same at forward_small_batch samples (fewer): with `forward` they split a pass's time into
-  // a fixed part and a part per sample (SplitForwardTime). Empty: not measured, so the forward
+  // a fixed part and a part per sample (SplitPassTime). Empty: not measured, so the forward
   // time is all per sample.
   std::map<int, std::vector<std::vector<Probed>>> forward_small;
   // The backward pass after each of those forward passes, alike: split the same way into the
@@ -33,19 +34,13 @@ struct RoundMeasurements {
   std::int64_t forward_small_batch = 0;
 };
 
-// A pass's time as T(n) = s_per_pass + n * s_per_sample.
-struct ForwardSplit {
-  double s_per_sample = 0;
-  double s_per_pass = 0;
-};
-
 struct Estimates {
   std::vector<double> rate;  // per run: training samples/s
   // Intra-op threads -> one worker's forward samples/s, beyond the fixed part of a pass.
   std::map<int, double> forward_rate;
   std::map<int, double> forward_pass_s;  // intra-op threads -> fixed seconds per pass (or 0)
   // Intra-op threads -> the backward pass split the same way; only where it was measured.
-  std::map<int, ForwardSplit> backward;
+  std::map<int, perf::PassTime> backward;
 };
 
 // The line through the times of a pass of `large` and of `small` samples (given per sample).
@@ -54,8 +49,8 @@ struct Estimates {
 // kernel launches), the pass is all fixed but for kMinPerSampleShare of the large pass's time.
 inline constexpr double kMinPerSampleShare = 0.01;
 // REQUIRES: large > small > 0, both times positive.
-ForwardSplit SplitForwardTime(double s_per_sample_large, std::int64_t large,
-                              double s_per_sample_small, std::int64_t small);
+perf::PassTime SplitPassTime(double s_per_sample_large, std::int64_t large,
+                             double s_per_sample_small, std::int64_t small);
 
 // How the measurements are brought to the quiet host. The step rates share one slope (fitted
 // within every run); a probe's quiet time depends on how many threads it runs on, so it is taken

@@ -79,9 +79,9 @@ const ProfiledRun& ReferenceRun(const ProfiledPoints& points) {
   return *reference;
 }
 
-double ReferenceForwardSeconds(const ProfiledPoints& points) {
+double ReferenceForwardSeconds(const ProfiledPoints& points, const ProfiledRun& reference) {
   if (points.model.fwd_s_per_sample > 0) return points.model.fwd_s_per_sample;
-  return points.model.fwd_flops_per_sample / ReferenceRun(points).point.resources.gpu_flops;
+  return points.model.fwd_flops_per_sample / reference.point.resources.gpu_flops;
 }
 
 void PrintTable(const ProfiledPoints& points, const FitEvaluation& evaluation) {
@@ -182,10 +182,11 @@ int FitCommand(const std::vector<std::string>& args) {
     FittedModel fitted;
     fitted.model_name = points->model_name;
     fitted.model = points->model;
-    fitted.model.fwd_s_per_sample = ReferenceForwardSeconds(*points);
+    const ProfiledRun& reference = ReferenceRun(*points);
+    fitted.model.fwd_s_per_sample = ReferenceForwardSeconds(*points, reference);
     // Its fixed cost per pass and backward pass too: the parameters were fitted with them.
-    fitted.fwd_s_per_pass = ReferenceRun(*points).point.resources.fwd_s_per_pass;
-    fitted.backward = ReferenceRun(*points).point.resources.backward;
+    fitted.fwd_s_per_pass = reference.point.resources.fwd_s_per_pass;
+    fitted.backward = reference.point.resources.backward;
     fitted.params = fit->params;
     fitted.b_intra = points->b_intra;
     fitted.b_inter = points->b_inter;

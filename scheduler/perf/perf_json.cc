@@ -160,14 +160,14 @@ ExecutionPlan PlanFromJson(Reader& reader, const json& object, const std::string
 // The measured backward pass: both keys or neither (files written before it: §4.1's k_bwd T_fwd).
 constexpr const char* kBackwardKeys[] = {"bwd_s_per_pass", "bwd_s_per_sample"};
 
-void BackwardToJson(const std::optional<BackwardPass>& backward, json& object) {
+void BackwardToJson(const std::optional<PassTime>& backward, json& object) {
   if (!backward) return;
   object[kBackwardKeys[0]] = backward->s_per_pass;
   object[kBackwardKeys[1]] = backward->s_per_sample;
 }
 
 void ReadBackward(Reader& reader, const json& object, const std::string& path,
-                  std::optional<BackwardPass>& out) {
+                  std::optional<PassTime>& out) {
   const bool pass = object.contains(kBackwardKeys[0]), sample = object.contains(kBackwardKeys[1]);
   if (!reader.ok() || (!pass && !sample)) return;
   if (pass != sample) {
@@ -176,7 +176,7 @@ void ReadBackward(Reader& reader, const json& object, const std::string& path,
                     kBackwardKeys[1]);
     return;
   }
-  BackwardPass backward;
+  PassTime backward;
   reader.Number(object, path, kBackwardKeys[0], 0, backward.s_per_pass);
   reader.Number(object, path, kBackwardKeys[1], 0, backward.s_per_sample);
   if (reader.ok() && !(backward.s_per_sample > 0)) {

@@ -32,7 +32,7 @@ struct FittedModel {
   // The reference worker's fixed seconds per forward pass and its backward pass (Resources'
   // fields, measured with model.fwd_s_per_sample): optional in the file (0 and unset).
   double fwd_s_per_pass = 0;
-  std::optional<BackwardPass> backward;
+  std::optional<PassTime> backward;
   int points = 0;    // profiled points the fit used
   double rmsle = 0;  // of the fit on those points
   // Those points themselves (optional in the file): the online refit (Rubick §4.3) fits them

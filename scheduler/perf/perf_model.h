@@ -55,11 +55,12 @@ struct ModelDesc {
   bool Supports3d() const { return seq_len > 0 && hidden > 0; }
 };
 
-// One backward pass over one micro-batch: T(n) = s_per_pass + n * s_per_sample, timed like the
-// forward (its fixed part: the autograd engine's start, a dispatch per gradient). A second thread
+// A pass of the whole model over one micro-batch of n samples: T(n) = s_per_pass + n * s_per_sample
+// (the profiler's line through two timed batch sizes). For the backward pass (Resources::backward)
+// the fixed part is the autograd engine's start and a dispatch per gradient. A second thread
 // speeds the backward pass less than the forward (fmnist_cnn on 2 CPU threads: 1.28x vs 1.46x),
 // and its fixed part is not k_bwd times the forward's (0.33-0.42 ms vs 0.21-0.30 ms, 1 thread).
-struct BackwardPass {
+struct PassTime {
   double s_per_pass = 0;
   double s_per_sample = 0;
 };
@@ -85,7 +86,7 @@ struct Resources {
   double fwd_s_per_pass = 0;
   // The backward pass of the whole model as the profiler timed it (our addition): set, T_bwd is
   // k_bwd times it instead of k_bwd times T_fwd. Unset (files before it), §4.1 as written.
-  std::optional<BackwardPass> backward;
+  std::optional<PassTime> backward;
 
   int Nodes() const { return gpus_per_node > 0 ? (gpus + gpus_per_node - 1) / gpus_per_node : 0; }
 };

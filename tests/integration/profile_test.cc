@@ -189,7 +189,7 @@ TEST(PlanFit, FittedJsonCarriesTheReferenceRunsFixedCostsPerPass) {
     r.gpu_flops = run.threads == 1 ? 8000 : 11000;
     r.fwd_s_per_pass = run.threads == 1 ? 2e-4 : 3e-4;
     r.backward =
-        perf::BackwardPass{run.threads == 1 ? 4e-4 : 5e-4, run.threads == 1 ? 1.3e-4 : 1e-4};
+        perf::PassTime{run.threads == 1 ? 4e-4 : 5e-4, run.threads == 1 ? 1.3e-4 : 1e-4};
     const auto predicted = perf::PredictIteration(points.model, r, run.plan, truth);
     ASSERT_TRUE(predicted) << predicted.error;
     profiled.point.throughput = predicted->throughput;

@@ -87,14 +87,14 @@ TEST(RoundEstimates, ScaledToTheQuietHost) {
 TEST(RoundEstimates, HalfBatchPassesSplitOffTheFixedCost) {
   const double large = (0.002 + 256 * 1e-5) / 256;
   const double small = (0.002 + 128 * 1e-5) / 128;
-  const ForwardSplit split = SplitForwardTime(large, 256, small, 128);
+  const perf::PassTime split = SplitPassTime(large, 256, small, 128);
   EXPECT_NEAR(split.s_per_pass, 0.002, 1e-15);
   EXPECT_NEAR(split.s_per_sample, 1e-5, 1e-18);
-  const ForwardSplit noisy = SplitForwardTime(1e-5, 256, 0.9e-5, 128);  // small pass cheaper
+  const perf::PassTime noisy = SplitPassTime(1e-5, 256, 0.9e-5, 128);  // small pass cheaper
   EXPECT_EQ(noisy.s_per_pass, 0.0);
   EXPECT_EQ(noisy.s_per_sample, 1e-5);
   // The H200's 256- and 128-sample passes of fmnist_cnn: 379 and 385 us, all fixed cost.
-  const ForwardSplit launch_bound = SplitForwardTime(1.48e-6, 256, 3.01e-6, 128);
+  const perf::PassTime launch_bound = SplitPassTime(1.48e-6, 256, 3.01e-6, 128);
   EXPECT_NEAR(launch_bound.s_per_sample, 1.48e-8, 1e-20);
   EXPECT_NEAR(launch_bound.s_per_pass, 0.99 * 1.48e-6 * 256, 1e-15);
   EXPECT_NEAR(launch_bound.s_per_pass + 256 * launch_bound.s_per_sample, 1.48e-6 * 256, 1e-15);
@@ -113,9 +113,12 @@ TEST(RoundEstimates, HalfBatchPassesSplitOffTheFixedCost) {
   EXPECT_TRUE(plain.backward.empty());  // no backward passes measured: none estimated
 
   // Backward passes of 256 and 128 samples: 0.5 ms + 2e-5 s per sample.
-  const double backward_large = (0.0005 + 256 * 2e-5) / 256, backward_small = (0.0005 + 128 * 2e-5) / 128;
-  measured.backward[1] = {{{backward_large, 1.0}}, {{backward_large, 1.0}}, {{backward_large, 1.0}}};
-  measured.backward_small[1] = {{{backward_small, 1.0}}, {{backward_small, 1.0}}, {{backward_small, 1.0}}};
+  const double backward_large = (0.0005 + 256 * 2e-5) / 256,
+               backward_small = (0.0005 + 128 * 2e-5) / 128;
+  measured.backward[1] = {
+      {{backward_large, 1.0}}, {{backward_large, 1.0}}, {{backward_large, 1.0}}};
+  measured.backward_small[1] = {
+      {{backward_small, 1.0}}, {{backward_small, 1.0}}, {{backward_small, 1.0}}};
   for (const Estimates& estimates :
        {PlainEstimates(measured), QuietHostEstimates(measured, FitHostScaling(measured))}) {
     ASSERT_EQ(estimates.backward.count(1), 1u);

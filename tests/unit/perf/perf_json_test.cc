@@ -36,7 +36,7 @@ FittedModel AwkwardFit() {
   fitted.points = 7;
   fitted.rmsle = 0.0271828182845904;
   fitted.fwd_s_per_pass = 1e-3 / 7.0;
-  fitted.backward = BackwardPass{2e-3 / 7.0, 1e-4 / 3.0};
+  fitted.backward = PassTime{2e-3 / 7.0, 1e-4 / 3.0};
   return fitted;
 }
 
@@ -230,7 +230,7 @@ ProfiledPoints TwoRuns() {
   offload.point.plan.offload = true;
   offload.point.plan.cpu_threads = 2;
   offload.point.throughput = 987.6543210987654;
-  offload.point.resources.backward = BackwardPass{2e-4 / 3.0, 1e-4 / 7.0};
+  offload.point.resources.backward = PassTime{2e-4 / 3.0, 1e-4 / 7.0};
   points.runs = {dp, offload};
   return points;
 }

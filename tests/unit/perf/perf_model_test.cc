@@ -85,7 +85,7 @@ TEST(PredictIteration, FixedCostPerForwardPassIsPaidPerMicroBatch) {
 TEST(PredictIteration, MeasuredBackwardPassIsWhatKbwdScales) {
   Resources with_pass = OneNode(1);
   with_pass.fwd_s_per_pass = 0.005;
-  with_pass.backward = BackwardPass{.s_per_pass = 0.001, .s_per_sample = 0.015};
+  with_pass.backward = PassTime{.s_per_pass = 0.001, .s_per_sample = 0.015};
   IterationTime one = Predict(with_pass, {});  // b = 8 samples in one micro-batch, k_bwd = 2
   EXPECT_DOUBLE_EQ(one.fwd, 0.08 + 0.005);
   EXPECT_DOUBLE_EQ(one.bwd, 2 * (8 * 0.015 + 0.001));
@@ -97,7 +97,7 @@ TEST(PredictIteration, MeasuredBackwardPassIsWhatKbwdScales) {
   const std::string refused =
       "perf: resources: the backward pass needs bwd_s_per_pass >= 0 and bwd_s_per_sample > 0";
   EXPECT_EQ(CheckPlan(SmallModel(), with_pass, {}), refused);
-  with_pass.backward = BackwardPass{.s_per_pass = 0.001, .s_per_sample = 0};
+  with_pass.backward = PassTime{.s_per_pass = 0.001, .s_per_sample = 0};
   EXPECT_EQ(CheckPlan(SmallModel(), with_pass, {}), refused);
 }
 

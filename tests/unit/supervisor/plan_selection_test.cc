@@ -248,7 +248,7 @@ TEST(PlanSelection, AgentResourcesCarryTheFittedFixedCostsPerPass) {
   const double linear = before->iter;
   m.fwd_s_per_pass = 2e-4;
   // The backward pass measured: k_bwd (2) times its time, instead of k_bwd x T_fwd.
-  m.backward = perf::BackwardPass{.s_per_pass = 5e-4, .s_per_sample = m.model.fwd_s_per_sample};
+  m.backward = perf::PassTime{.s_per_pass = 5e-4, .s_per_sample = m.model.fwd_s_per_sample};
   const perf::Resources r = AgentResources(m, Nodes(1), plan);
   EXPECT_EQ(r.fwd_s_per_pass, 2e-4);
   ASSERT_TRUE(r.backward.has_value());
