@@ -13,9 +13,10 @@
 
 #include "agent/cli/command_line.h"
 #include "agent/comm/communicator.h"
-#include "agent/common/env.h"
+#include "common/env.h"
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
+#include "agent/data/dataset_checks.h"
 #include "agent/eval/eval_command.h"
 #include "agent/profile/layer_profile_args.h"
 #include "agent/profile/profile_command.h"
@@ -23,7 +24,7 @@
 #include "agent/supervisor/supervisor.h"
 #include "agent/train/checkpoint_signals.h"
 #include "agent/train/train_command.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace {
 
@@ -52,7 +53,7 @@ void PinCpuKernelIsa(const JobConfig& config) {
 int RunTrain(const TrainArgs& args, std::unique_ptr<Communicator>& world, int* argc,
              char*** argv) {
   EnvLookup env = ProcessEnv();
-  JobConfig config = LoadJobConfig(args.config_path, env);
+  JobConfig config = LoadJobConfig(args.config_path, env, CheckTrainingData);
   PinCpuKernelIsa(config);
   // Before MPI start-up, which takes seconds on a loaded node: a SIGTERM/SIGUSR2 meanwhile (a
   // cancel, a resize order) is then recorded and honoured at the first step instead of killing
@@ -68,7 +69,7 @@ int RunTrain(const TrainArgs& args, std::unique_ptr<Communicator>& world, int* a
 
 // Eval runs in one process, without MPI: it reads a checkpoint and the test split.
 int RunEval(const EvalArgs& args) {
-  JobConfig config = LoadJobConfig(args.config_path, ProcessEnv());
+  JobConfig config = LoadJobConfig(args.config_path, ProcessEnv(), CheckTrainingData);
   PinCpuKernelIsa(config);
   std::cout << FormatEvalReport(RunEvalCommand(config, std::cerr)) << std::flush;
   return 0;
@@ -77,7 +78,7 @@ int RunEval(const EvalArgs& args) {
 // The supervisor runs once per job, in the batch script, without MPI and without LibTorch work.
 int RunRun(const RunArgs& args) {
   EnvLookup env = ProcessEnv();
-  JobConfig config = LoadJobConfig(args.config_path, env);  // refuses a bad config up front
+  JobConfig config = LoadJobConfig(args.config_path, env, CheckTrainingData);  // refuses a bad config up front
   SupervisorOptions options;
   options.config_path = std::filesystem::absolute(args.config_path).string();
   options.agent_path = std::filesystem::read_symlink("/proc/self/exe").string();

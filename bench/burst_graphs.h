@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "scheduler/burst/profile.h"
+#include "perf/burst/profile.h"
 
 namespace elastic::bench {
 

@@ -1,4 +1,4 @@
-// burst_planner_bench: DeepPool burst-parallel plan search time (scheduler/burst) for VGG-16,
+// burst_planner_bench: DeepPool burst-parallel plan search time (perf/burst) for VGG-16,
 // WideResNet-101-2 and Inception-v3 at 8 and 1,024 GPUs, median of several runs, beside the
 // paper's Table 3 (single-threaded Python). Target (issue 6): Inception-v3 at 1,024 GPUs <= 30 ms.
 // Also prints each plan's predicted iteration time against the best uniform data-parallel plan.
@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "bench/burst_graphs.h"
-#include "scheduler/burst/layer_graph.h"
-#include "scheduler/burst/plan_cost.h"
-#include "scheduler/burst/planner.h"
-#include "scheduler/burst/profile_json.h"
+#include "perf/burst/layer_graph.h"
+#include "perf/burst/plan_cost.h"
+#include "perf/burst/planner.h"
+#include "perf/burst/profile_json.h"
 
 namespace {
 

@@ -40,8 +40,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scheduler/daemon/credential.h"
-#include "scheduler/daemon/protocol.h"
+#include "protocol/credential.h"
+#include "protocol/protocol.h"
 
 namespace {
 

@@ -21,7 +21,7 @@ while (($#)); do
     *) echo "usage: $0 [--build DIR] [--out DIR] [--profile FILE]" >&2; exit 1 ;;
   esac
 done
-for tool in "$build/agent/elastic-agent" "$build/scheduler/burst/elastic-plan"; do
+for tool in "$build/agent/elastic-agent" "$build/tools/elastic-plan"; do
   [[ -x $tool ]] || { echo "perf_fit: $tool not built (cmake --build $build)" >&2; exit 1; }
 done
 if [[ -z $out ]]; then
@@ -38,9 +38,9 @@ echo "perf_fit: profile took $(($(date +%s) - start)) s"
 # points.plain.json, written beside it, the plain medians: both fitted, so one run compares them.
 if [[ -f $out/points.plain.json ]]; then
   echo "perf_fit: plain medians (points.plain.json):"
-  "$build/scheduler/burst/elastic-plan" fit --points "$out/points.plain.json" \
+  "$build/tools/elastic-plan" fit --points "$out/points.plain.json" \
     --out "$out/fitted.plain.json" | tail -3
   echo "perf_fit: scaled to the quiet host (points.json):"
 fi
-"$build/scheduler/burst/elastic-plan" fit --points "$out/points.json" --out "$out/fitted.json"
+"$build/tools/elastic-plan" fit --points "$out/points.json" --out "$out/fitted.json"
 echo "perf_fit: load average after $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "scheduler/common/unique_fd.h"
+#include "common/unique_fd.h"
 
 namespace elastic::spank {
 namespace {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "scheduler/common/job_options.h"
+#include "common/job_options.h"
 
 namespace elastic::spank {
 

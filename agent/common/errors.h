@@ -1,6 +1,6 @@
 // Typed errors of elastic-agent, so main (and later the supervisor) can tell a misuse from a
 // failure. Error model: agent code throws these (LibTorch throws c10::Error, a std::exception);
-// configuration problems throw elastic::ConfigError (scheduler/common/toml_reader.h). main()
+// configuration problems throw elastic::ConfigError (common/toml_reader.h). main()
 // maps UsageError and ConfigError to exit status 2 and everything else to 1; nothing escapes it.
 #pragma once
 

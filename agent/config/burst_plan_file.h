@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 

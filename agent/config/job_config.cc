@@ -11,11 +11,9 @@
 
 #include "agent/config/burst_plan_file.h"
 #include "agent/config/quoted.h"
-#include "agent/data/fashion_mnist_files.h"
-#include "agent/data/text_corpus.h"
-#include "agent/model/registry.h"
-#include "scheduler/common/toml_choice.h"
-#include "scheduler/common/toml_reader.h"
+#include "agent/config/model_catalog.h"
+#include "common/toml_choice.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {
@@ -143,45 +141,6 @@ Origins ApplyEnvironment(const EnvLookup& env, JobConfig& c) {
   return origins;
 }
 
-// The gpt model's corpus (text_corpus.h): the fortunes-min files in data.path.
-void ValidateTextCorpus(TomlReader& reader, const JobConfig& c) {
-  std::error_code error;
-  if (!std::filesystem::is_directory(c.data.path, error)) {
-    reader.Fail("data.path", Quoted(c.data.path) +
-                                 " is not a directory: expected the fortune files of model " +
-                                 Quoted(c.model.name) +
-                                 "'s text corpus (install the Debian package fortunes-min: "
-                                 "/usr/share/games/fortunes)");
-  }
-  if (auto missing = MissingCorpusFile(c.data.path)) {
-    reader.Fail("data.path", Quoted(c.data.path) + " has no file " + Quoted(*missing) +
-                                 ": expected the fortunes-min corpus (install the Debian "
-                                 "package fortunes-min)");
-  }
-  if (c.data.augment != Augment::kNone) {
-    reader.Fail("data.augment", Quoted(ToString(c.data.augment)) + " mirrors images: model " +
-                                    Quoted(c.model.name) + " reads text; expected \"none\"");
-  }
-}
-
-void ValidateData(TomlReader& reader, const JobConfig& c) {
-  if (DatasetOf(c.model.name) == DatasetKind::kTextCorpus) {
-    ValidateTextCorpus(reader, c);
-    return;
-  }
-  std::error_code error;
-  if (!std::filesystem::is_directory(c.data.path, error)) {
-    reader.Fail("data.path", Quoted(c.data.path) +
-                                 " is not a directory: expected the "
-                                 "Fashion-MNIST directory (Debian package dataset-fashion-mnist)");
-  }
-  std::string missing;
-  if (!FindSplitFiles(c.data.path, Split::kTrain, &missing)) {
-    reader.Fail("data.path", Quoted(c.data.path) + " has no " + missing +
-                                 ": expected the Fashion-MNIST IDX files");
-  }
-}
-
 void ValidatePerfModel(TomlReader& reader, const JobConfig& c) {
   if (c.train.perf_model.empty()) return;
   std::error_code error;
@@ -219,12 +178,13 @@ void ValidateBurstWorkers(TomlReader& reader, const JobConfig& c, const Origins&
   }
 }
 
-void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins) {
+void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins,
+              const DataCheck& check_data) {
   if (!IsKnownModel(c.model.name)) {
     reader.Fail("model.name", "unknown model " + Quoted(c.model.name) + ": expected one of " +
                                   std::string(KnownModelNames()));
   }
-  ValidateData(reader, c);
+  if (check_data) check_data(reader, c);
   ValidatePerfModel(reader, c);
   const JobConfig::Train& t = c.train;
   if (t.lr <= 0) reader.Fail("train.lr", "invalid value 0: expected a number > 0");
@@ -330,18 +290,20 @@ std::string_view ToString(Scaling scaling) {
 namespace {
 
 // ParseJobConfig without loading background.config (which only a foreground job may have).
-JobConfig ParseOneJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir) {
+JobConfig ParseOneJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir,
+                            const DataCheck& check_data) {
   JobConfig config;
   ReadFile(reader, base_dir, config);
   // Before the semantic checks: a misspelt key would otherwise surface as a confusing default.
   reader.RejectUnknownKeys();
   Origins origins = ApplyEnvironment(env, config);
-  Validate(reader, config, origins);
+  Validate(reader, config, origins, check_data);
   return config;
 }
 
 // background.config: the job, and why the idle slots of this one cannot run it.
-JobConfig LoadBackgroundJob(TomlReader& reader, const JobConfig& foreground) {
+JobConfig LoadBackgroundJob(TomlReader& reader, const JobConfig& foreground,
+                            const DataCheck& check_data) {
   const std::string key = "background.config";
   const std::string& path = foreground.background.config;
   std::error_code error;
@@ -353,7 +315,7 @@ JobConfig LoadBackgroundJob(TomlReader& reader, const JobConfig& foreground) {
     TomlReader job_reader = TomlReader::FromFile(path);
     job = ParseOneJobConfig(
         job_reader, [](std::string_view) { return std::optional<std::string>(); },
-        std::filesystem::path(path).parent_path().string());
+        std::filesystem::path(path).parent_path().string(), check_data);
   } catch (const ConfigError& e) {
     reader.Fail(key, Quoted(path) + ": " + e.what());
   }
@@ -382,19 +344,22 @@ JobConfig LoadBackgroundJob(TomlReader& reader, const JobConfig& foreground) {
 
 }  // namespace
 
-JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir) {
-  JobConfig config = ParseOneJobConfig(reader, env, base_dir);
+JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir,
+                         const DataCheck& check_data) {
+  JobConfig config = ParseOneJobConfig(reader, env, base_dir, check_data);
   if (!config.background.config.empty()) {
-    config.background.job = std::make_shared<const JobConfig>(LoadBackgroundJob(reader, config));
+    config.background.job =
+        std::make_shared<const JobConfig>(LoadBackgroundJob(reader, config, check_data));
   }
   return config;
 }
 
-JobConfig LoadJobConfig(const std::string& path, const EnvLookup& env) {
+JobConfig LoadJobConfig(const std::string& path, const EnvLookup& env,
+                        const DataCheck& check_data) {
   TomlReader reader = TomlReader::FromFile(path);
   std::filesystem::path base = std::filesystem::path(path).parent_path();
   if (base.empty()) base = ".";
-  return ParseJobConfig(reader, env, std::filesystem::absolute(base).string());
+  return ParseJobConfig(reader, env, std::filesystem::absolute(base).string(), check_data);
 }
 
 }  // namespace elastic::agent

@@ -5,14 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "agent/common/env.h"
-#include "scheduler/common/job_options.h"
+#include "common/env.h"
+#include "common/job_options.h"
 
 namespace elastic {
 class TomlReader;
@@ -106,7 +107,7 @@ struct JobConfig {
     bool host_probe = false;
     ComputeDevice device = ComputeDevice::kCpu;
     Scaling scaling = kDefaultScaling;
-    // A fitted.json (scheduler/perf/perf_json.h) the supervisor predicts plans with; empty =
+    // A fitted.json (perf/rubick/perf_json.h) the supervisor predicts plans with; empty =
     // its built-in model (agent/supervisor/default_perf_model.h). Absolute after loading.
     std::string perf_model;
   } train;
@@ -136,16 +137,23 @@ struct PlanArgs {
 };
 Parsed<PlanArgs> ParsePlanArgs(std::string_view text);
 
+// Checks data.path's contents for the job's model; fails through `reader` like every other check.
+using DataCheck = std::function<void(TomlReader& reader, const JobConfig& config)>;
+
 // Reads `path`, applies environment overrides from `env` and validates. Relative data.path,
 // checkpoint.dir and background.config are resolved against the directory of `path`, so a config
 // works from any cwd. A background.config is loaded too, without environment overrides (the
 // SLURM_ELASTIC_* flags are the foreground job's), and must be a job the idle slots can run: a
 // dp/ga/gc plan, the foreground's train.threads (LibTorch's thread count is per process), no
 // checkpoint.dir and no background of its own.
-JobConfig LoadJobConfig(const std::string& path, const EnvLookup& env);
+// `check_data` checks data.path's contents for the model (the agent passes CheckTrainingData,
+// agent/data/dataset_checks.h); empty = not checked (the supervisor, which trains nothing).
+JobConfig LoadJobConfig(const std::string& path, const EnvLookup& env,
+                        const DataCheck& check_data = {});
 
 // The same from an already-open reader (tests use TomlReader::FromString). Relative paths are
 // resolved against `base_dir`.
-JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir);
+JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir,
+                         const DataCheck& check_data = {});
 
 }  // namespace elastic::agent

@@ -17,7 +17,7 @@
 #include "agent/model/model.h"
 #include "agent/model/registry.h"
 #include "agent/train/trainer.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

@@ -9,7 +9,7 @@
 #include "agent/common/errors.h"
 #include "agent/model/model.h"
 #include "agent/plan/tensor_message.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

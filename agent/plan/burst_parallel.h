@@ -42,8 +42,8 @@
 #include "agent/data/mini_batch.h"
 #include "agent/multiplex/idle_filler.h"
 #include "agent/plan/burst_placement.h"
-#include "agent/train/est_context.h"
-#include "agent/train/gradient_stash.h"
+#include "agent/est/est_context.h"
+#include "agent/est/gradient_stash.h"
 
 namespace elastic::agent {
 

@@ -1,7 +1,7 @@
 // Burst placement: which rank runs which EST of a block.
 #include "agent/plan/burst_placement.h"
 
-#include "agent/train/est_placement.h"
+#include "agent/est/est_placement.h"
 
 namespace elastic::agent {
 

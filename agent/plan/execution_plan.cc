@@ -2,8 +2,8 @@
 #include "agent/plan/execution_plan.h"
 
 #include "agent/plan/burst_placement.h"
-#include "agent/train/est_placement.h"
-#include "scheduler/common/toml_reader.h"
+#include "agent/est/est_placement.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

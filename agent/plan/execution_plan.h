@@ -1,7 +1,7 @@
 // Which execution plan (Rubick §3) one generation of `elastic-agent train` runs: train.plan
 // (overridden by SLURM_ELASTIC_PLAN, which the supervisor sets on each relaunch) resolved for the
-// generation's world size into scheduler/perf's ExecutionPlan. Torch-free.
-// Errors: ConfigError (scheduler/common/toml_reader.h) for a plan this agent cannot run.
+// generation's world size into perf/rubick's ExecutionPlan. Torch-free.
+// Errors: ConfigError (common/toml_reader.h) for a plan this agent cannot run.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include "agent/common/est_range.h"
 #include "agent/config/job_config.h"
-#include "scheduler/perf/plan.h"
+#include "perf/rubick/plan.h"
 
 namespace elastic::agent {
 

@@ -5,7 +5,7 @@
 
 #include "agent/plan/host_threads.h"
 #include "agent/plan/sgd_step.h"
-#include "agent/train/device.h"
+#include "agent/est/device.h"
 
 namespace elastic::agent {
 namespace {

@@ -29,9 +29,9 @@
 #include "agent/config/job_config.h"
 #include "agent/model/tensor_parallel_layers.h"
 #include "agent/plan/parameter_shards.h"
-#include "agent/train/est_placement.h"
-#include "agent/train/gradient_stash.h"
-#include "scheduler/perf/plan.h"
+#include "agent/est/est_placement.h"
+#include "agent/est/gradient_stash.h"
+#include "perf/rubick/plan.h"
 
 namespace elastic::agent {
 

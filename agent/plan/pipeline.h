@@ -21,8 +21,8 @@
 #include "agent/comm/communicator.h"
 #include "agent/data/mini_batch.h"
 #include "agent/plan/parameter_shards.h"
-#include "agent/train/est_context.h"
-#include "agent/train/gradient_stash.h"
+#include "agent/est/est_context.h"
+#include "agent/est/gradient_stash.h"
 
 namespace elastic::agent {
 

@@ -5,7 +5,7 @@
 
 #include "agent/common/errors.h"
 #include "agent/model/model.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "agent/common/errors.h"
 #include "agent/common/median.h"
-#include "scheduler/burst/profile_json.h"
+#include "perf/burst/profile_json.h"
 
 namespace elastic::agent {
 namespace {

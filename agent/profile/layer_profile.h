@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "agent/model/layer_graph_model.h"
-#include "scheduler/burst/profile.h"
+#include "perf/burst/profile.h"
 
 namespace elastic::agent {
 

@@ -12,7 +12,7 @@
 #include "agent/common/median.h"
 #include "agent/data/dataset.h"
 #include "agent/model/model.h"
-#include "agent/train/device.h"
+#include "agent/est/device.h"
 #include "agent/train/host_probe.h"
 #include "agent/train/trainer.h"
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "scheduler/perf/perf_json.h"
+#include "perf/rubick/perf_json.h"
 
 namespace elastic::agent {
 

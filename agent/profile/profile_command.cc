@@ -17,6 +17,7 @@
 #include "agent/common/errors.h"
 #include "agent/common/median.h"
 #include "agent/config/job_config.h"
+#include "agent/data/dataset_checks.h"
 #include "agent/plan/execution_plan.h"
 #include "agent/profile/child_process.h"
 #include "agent/profile/measure.h"
@@ -25,9 +26,9 @@
 #include "agent/profile/profile_runs.h"
 #include "agent/profile/round_estimates.h"
 #include "agent/profile/run_description.h"
-#include "agent/supervisor/plan_selection.h"
-#include "scheduler/common/toml_reader.h"
-#include "scheduler/perf/perf_model.h"
+#include "perf/rubick/plan_selection.h"
+#include "common/toml_reader.h"
+#include "perf/rubick/perf_model.h"
 
 namespace elastic::agent {
 namespace {
@@ -116,7 +117,7 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
   settings.host_probe = config.host_probe;
   prepared.job_file = runs_dir / (run.label + ".toml");
   WriteFile(prepared.job_file, JobTomlForRun(job_text, config.job_path, settings));
-  JobConfig resolved = LoadJobConfig(prepared.job_file.string(), kNoEnvironment);
+  JobConfig resolved = LoadJobConfig(prepared.job_file.string(), kNoEnvironment, CheckTrainingData);
   prepared.plan = ResolveExecutionPlan(resolved, run.workers);
   perf::Resources resources = RunResources(prepared, 1, 1, 1, 0, std::nullopt, 0);
   std::string invalid = perf::CheckPlan(model, resources, prepared.plan);
@@ -301,7 +302,7 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
   const fs::path config_path = fs::absolute(options.config_path);
   const ProfileConfig config = ParseProfileConfig(
       ReadFile(config_path.string()), options.config_path, config_path.parent_path().string());
-  const JobConfig job = LoadJobConfig(config.job_path, kNoEnvironment);
+  const JobConfig job = LoadJobConfig(config.job_path, kNoEnvironment, CheckTrainingData);
   if (job.train.scaling != Scaling::kEst) {
     throw ConfigError(config.job_path +
                       ": train.scaling: \"linear\" changes the global batch "

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "agent/comm/communicator.h"
-#include "scheduler/perf/perf_json.h"
+#include "perf/rubick/perf_json.h"
 
 namespace elastic::agent {
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scheduler/common/job_options.h"
+#include "common/job_options.h"
 
 namespace elastic::agent {
 

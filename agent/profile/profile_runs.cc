@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "agent/common/errors.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 

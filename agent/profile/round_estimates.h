@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "agent/profile/host_speed.h"
-#include "scheduler/perf/perf_model.h"
+#include "perf/rubick/perf_model.h"
 
 namespace elastic::agent {
 

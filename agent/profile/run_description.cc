@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "agent/supervisor/plan_selection.h"
+#include "perf/rubick/plan_selection.h"
 
 namespace elastic::agent {
 namespace {

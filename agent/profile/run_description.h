@@ -12,8 +12,8 @@
 #include "agent/profile/measure.h"
 #include "agent/profile/profile_config.h"
 #include "agent/profile/round_estimates.h"
-#include "scheduler/perf/perf_json.h"
-#include "scheduler/perf/perf_model.h"
+#include "perf/rubick/perf_json.h"
+#include "perf/rubick/perf_model.h"
 
 namespace elastic::agent {
 

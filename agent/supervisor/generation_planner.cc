@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "agent/supervisor/refit_store.h"
-#include "scheduler/perf/plan.h"
+#include "perf/rubick/plan.h"
 
 namespace elastic::agent {
 

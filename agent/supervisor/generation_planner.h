@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "agent/common/env.h"
-#include "agent/supervisor/online_refit.h"
-#include "agent/supervisor/plan_drift.h"
+#include "common/env.h"
+#include "perf/rubick/online_refit.h"
+#include "perf/rubick/plan_drift.h"
 #include "agent/supervisor/plan_inputs.h"
-#include "agent/supervisor/plan_selection.h"
+#include "perf/rubick/plan_selection.h"
 
 namespace elastic::agent {
 

@@ -10,9 +10,9 @@
 #include <limits>
 
 #include "agent/config/job_config.h"
-#include "agent/supervisor/default_perf_model.h"
-#include "scheduler/common/toml_choice.h"
-#include "scheduler/common/toml_reader.h"
+#include "perf/rubick/default_perf_model.h"
+#include "common/toml_choice.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

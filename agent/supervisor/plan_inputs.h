@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "agent/common/env.h"
-#include "agent/supervisor/plan_selection.h"
-#include "scheduler/perf/perf_json.h"
+#include "common/env.h"
+#include "perf/rubick/plan_selection.h"
+#include "perf/rubick/perf_json.h"
 
 namespace elastic::agent {
 

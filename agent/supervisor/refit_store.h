@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "scheduler/perf/perf_json.h"
+#include "perf/rubick/perf_json.h"
 
 namespace elastic::agent {
 

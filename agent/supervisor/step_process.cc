@@ -9,7 +9,7 @@
 #include <cerrno>
 
 #include "agent/supervisor/spawn.h"
-#include "agent/train/first_step_marker.h"
+#include "agent/common/first_step_marker.h"
 
 namespace elastic::agent {
 

@@ -22,8 +22,8 @@
 #include "agent/supervisor/plan_inputs.h"
 #include "agent/supervisor/resize_state_machine.h"
 #include "agent/supervisor/step_process.h"
-#include "scheduler/daemon/client.h"
-#include "scheduler/daemon/credential.h"
+#include "protocol/client.h"
+#include "protocol/credential.h"
 
 namespace elastic::agent {
 namespace {

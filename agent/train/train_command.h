@@ -8,7 +8,7 @@
 #include <string>
 
 #include "agent/config/job_config.h"
-#include "agent/train/first_step_marker.h"
+#include "agent/common/first_step_marker.h"
 
 namespace elastic::agent {
 

@@ -15,9 +15,9 @@
 #include "agent/plan/execution_plan.h"
 #include "agent/plan/grad_checkpoint.h"
 #include "agent/plan/tensor_parallel.h"
-#include "agent/train/device.h"
+#include "agent/est/device.h"
 #include "agent/train/params_digest.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

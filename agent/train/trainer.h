@@ -49,10 +49,10 @@
 #include "agent/plan/burst_parallel.h"
 #include "agent/plan/parameter_update.h"
 #include "agent/plan/pipeline.h"
-#include "agent/train/est_context.h"
-#include "agent/train/est_placement.h"
-#include "agent/train/gradient_stash.h"
-#include "scheduler/perf/plan.h"
+#include "agent/est/est_context.h"
+#include "agent/est/est_placement.h"
+#include "agent/est/gradient_stash.h"
+#include "perf/rubick/plan.h"
 
 namespace elastic::agent {
 

@@ -12,7 +12,7 @@
 #include "agent/common/errors.h"
 #include "agent/plan/execution_plan.h"
 #include "agent/train/trainer.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <utility>
 
-#include "scheduler/common/unique_fd.h"
+#include "common/unique_fd.h"
 
 namespace elastic::daemon {
 namespace {

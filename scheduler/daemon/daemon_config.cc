@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "scheduler/common/duration.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/duration.h"
+#include "common/toml_reader.h"
 
 namespace elastic::daemon {
 namespace {

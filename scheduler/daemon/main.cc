@@ -4,8 +4,8 @@
 #include <iostream>
 #include <optional>
 
-#include "scheduler/common/toml_reader.h"
-#include "scheduler/daemon/client.h"
+#include "common/toml_reader.h"
+#include "protocol/client.h"
 #include "scheduler/daemon/daemon.h"
 
 namespace po = boost::program_options;

@@ -6,7 +6,7 @@
 
 #include "scheduler/daemon/admin_comment.h"
 #include "scheduler/daemon/order_builder.h"
-#include "scheduler/daemon/protocol.h"
+#include "protocol/protocol.h"
 
 namespace elastic::daemon {
 namespace {

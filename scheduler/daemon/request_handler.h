@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "scheduler/daemon/credential.h"
+#include "protocol/credential.h"
 #include "scheduler/daemon/daemon_state.h"
 #include "scheduler/policy/slurm_view.h"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "scheduler/daemon/log.h"
-#include "scheduler/daemon/protocol.h"
+#include "protocol/protocol.h"
 
 namespace elastic::daemon {
 namespace asio = boost::asio;

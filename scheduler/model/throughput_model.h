@@ -32,7 +32,7 @@ namespace elastic::model {
 // recomputes activations, ZeRO-DP partitions model states over the DP size. kAuto picks the
 // fastest plan that fits device memory for each allocation (Rubick's GetBestPlan).
 // ZeRO-Offload (kOffload) keeps only the fp16 weights on the device and the gradients, fp32
-// master weights and Adam moments in host memory (scheduler/perf/memory.h), and runs the optimizer
+// master weights and Adam moments in host memory (perf/rubick/memory.h), and runs the optimizer
 // on the job's CPUs; it needs JobProfile::offload_host_mb of host memory.
 enum class Plan { kAuto, kDp, kGc, kZeroDp, kZeroGc, kOffload };
 
@@ -48,7 +48,7 @@ struct JobProfile {
   // CPU threads per capability-1 device the input pipeline needs for full speed; 0 = the job is
   // not CPU-bound (CPUs do not change its speed).
   double cpu_need = 0.0;
-  // Host memory (MiB, whole job) ZeRO-Offload needs (scheduler/perf's EstimateMemory host_total);
+  // Host memory (MiB, whole job) ZeRO-Offload needs (perf/rubick's EstimateMemory host_total);
   // 0 = the job cannot offload.
   double offload_host_mb = 0.0;
   // Rubick §5.2: the job's own resource-sensitivity curve, speedup over one device with 1, 2, ...

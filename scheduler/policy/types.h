@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/common/job_options.h"
+#include "common/job_options.h"
 #include "scheduler/model/throughput_model.h"
 
 namespace elastic::policy {

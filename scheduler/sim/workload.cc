@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "scheduler/perf/memory.h"
+#include "perf/rubick/memory.h"
 
 namespace elastic::sim {
 namespace {
@@ -62,7 +62,7 @@ double Draw(const std::string& id, std::uint64_t salt, double low, double high,
   return CommRatioFor(id, draw);
 }
 
-// ZeRO-Offload's host memory for the job's model states (scheduler/perf's memory estimator):
+// ZeRO-Offload's host memory for the job's model states (perf/rubick's memory estimator):
 // states are half of memory_need device memories at 16 bytes per parameter.
 double OffloadHostMb(double memory_need) {
   perf::ModelDesc model;

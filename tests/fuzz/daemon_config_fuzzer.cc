@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 #include "scheduler/daemon/daemon_config.h"
 
 namespace {

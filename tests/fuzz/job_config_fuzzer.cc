@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "agent/config/job_config.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace {
 

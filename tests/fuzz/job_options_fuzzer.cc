@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "scheduler/common/duration.h"
-#include "scheduler/common/job_options.h"
+#include "common/duration.h"
+#include "common/job_options.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "scheduler/daemon/protocol.h"
+#include "protocol/protocol.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace elastic::daemon;

@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string PlanTool() { return ELASTIC_BINARY_DIR "/scheduler/burst/elastic-plan"; }
+std::string PlanTool() { return ELASTIC_BINARY_DIR "/tools/elastic-plan"; }
 
 std::string ReadAll(const fs::path& path) {
   std::ifstream in(path);

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "scheduler/perf/perf_json.h"
+#include "perf/rubick/perf_json.h"
 #include "tests/common/agent_runs.h"
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
@@ -33,7 +33,7 @@ std::string ReadAll(const fs::path& path) {
   return text.str();
 }
 
-std::string PlanTool() { return ELASTIC_BINARY_DIR "/scheduler/burst/elastic-plan"; }
+std::string PlanTool() { return ELASTIC_BINARY_DIR "/tools/elastic-plan"; }
 
 class Profile : public ::testing::Test {
  protected:

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "agent/common/errors.h"
-#include "agent/train/est_placement.h"  // HostedEsts: the placements the tests compare
+#include "agent/est/est_placement.h"  // HostedEsts: the placements the tests compare
 
 namespace elastic::agent {
 namespace {

@@ -5,9 +5,10 @@
 #include <map>
 
 #include "agent/config/job_config.h"
+#include "agent/data/dataset_checks.h"
 #include "agent/plan/burst_placement.h"
 #include "agent/plan/execution_plan.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 #include "tests/common/temp_dir.h"
 
 namespace elastic::agent {
@@ -34,7 +35,7 @@ class BurstConfigTest : public ::testing::Test {
       if (it == env.end()) return std::nullopt;
       return it->second;
     };
-    return ParseJobConfig(reader, lookup, dir_.path().string());
+    return ParseJobConfig(reader, lookup, dir_.path().string(), CheckTrainingData);
   }
 
   std::string ErrorOf(const std::string& train_lines, const Env& env = {}) {

@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "agent/common/env.h"
+#include "common/env.h"
 #include "agent/common/sha256.h"
 
 namespace elastic::agent {

@@ -11,9 +11,9 @@
 #include "agent/plan/offload_mirror.h"
 #include "agent/plan/parameter_shards.h"
 #include "agent/plan/sgd_step.h"
-#include "agent/train/device.h"
+#include "agent/est/device.h"
 #include "agent/train/trainer.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

@@ -1,9 +1,9 @@
 // Which ESTs each rank hosts: balanced, contiguous, in rank order, for any W <= E.
-#include "agent/train/est_placement.h"
+#include "agent/est/est_placement.h"
 
 #include <gtest/gtest.h>
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

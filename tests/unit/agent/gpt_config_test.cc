@@ -7,9 +7,10 @@
 
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
+#include "agent/data/dataset_checks.h"
 #include "agent/data/text_corpus.h"
 #include "agent/model/registry.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 #include "tests/common/temp_dir.h"
 
 namespace elastic::agent {
@@ -19,7 +20,7 @@ JobConfig Parse(const std::string& text, const std::string& base_dir) {
   TomlReader reader = TomlReader::FromString(text, "job.toml");
   return ParseJobConfig(
       reader, [](std::string_view) -> std::optional<std::string> { return std::nullopt; },
-      base_dir);
+      base_dir, CheckTrainingData);
 }
 
 std::string ErrorOf(const std::string& text, const std::string& base_dir) {

@@ -1,13 +1,14 @@
 // Tests for the job config: pinned defaults, every key read, environment overrides, and a table
 // of invalid inputs whose messages must name the place, the key and what was expected.
 #include "agent/config/job_config.h"
+#include "agent/data/dataset_checks.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "agent/train/train_command.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 #include "tests/common/temp_dir.h"
 
 namespace elastic::agent {
@@ -35,7 +36,7 @@ class JobConfigTest : public ::testing::Test {
 
   JobConfig Parse(const std::string& text, const Env& env = {}) {
     TomlReader reader = TomlReader::FromString(text, "job.toml");
-    return ParseJobConfig(reader, FakeEnv(env), dir_.path().string());
+    return ParseJobConfig(reader, FakeEnv(env), dir_.path().string(), CheckTrainingData);
   }
 
   std::string ErrorOf(const std::string& text, const Env& env = {}) {
@@ -160,7 +161,7 @@ TEST_F(JobConfigTest, LinearScalingIsTheTorchElasticComparisonMode) {
 TEST_F(JobConfigTest, RelativeDataPathIsResolvedAgainstTheConfigDirectory) {
   EXPECT_EQ(Parse("[data]\npath = \"./data/\"\n").data.path, DataDir() + "/");
   dir_.Write("job.toml", "[data]\npath = \"data\"\n");
-  JobConfig c = LoadJobConfig((dir_.path() / "job.toml").string(), FakeEnv({}));
+  JobConfig c = LoadJobConfig((dir_.path() / "job.toml").string(), FakeEnv({}), CheckTrainingData);
   EXPECT_EQ(c.data.path, DataDir());
 }
 
@@ -183,7 +184,7 @@ TEST_F(JobConfigTest, PluginCheckpointDirIsUsedOnlyWhenTheFileNamesNone) {
 
 TEST_F(JobConfigTest, MissingFileIsAConfigError) {
   try {
-    LoadJobConfig((dir_.path() / "absent.toml").string(), FakeEnv({}));
+    LoadJobConfig((dir_.path() / "absent.toml").string(), FakeEnv({}), CheckTrainingData);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("absent.toml: cannot read config file"),

@@ -13,7 +13,7 @@
 #include "agent/profile/layer_profile.h"
 #include "agent/profile/layer_profile_args.h"
 #include "bench/burst_graphs.h"
-#include "scheduler/burst/profile_json.h"
+#include "perf/burst/profile_json.h"
 
 namespace elastic::agent {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "agent/plan/execution_plan.h"
 #include "agent/plan/parameter_shards.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

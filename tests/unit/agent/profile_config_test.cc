@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

@@ -8,9 +8,10 @@
 
 #include "agent/common/errors.h"
 #include "agent/config/job_config.h"
+#include "agent/data/dataset_checks.h"
 #include "agent/profile/points_csv.h"
 #include "agent/profile/profile_command.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {
@@ -44,7 +45,7 @@ TEST(JobTomlForRun, SetsTheRunAndKeepsTheRest) {
   const std::string text = JobTomlForRun(kJob, "train.toml", settings);
   TomlReader reader = TomlReader::FromString(text, "run.toml");
   EnvLookup no_env = [](std::string_view) { return std::optional<std::string>(); };
-  JobConfig config = ParseJobConfig(reader, no_env, "/elsewhere");
+  JobConfig config = ParseJobConfig(reader, no_env, "/elsewhere", CheckTrainingData);
   EXPECT_EQ(config.train.plan, Plan::kZeroOffload);
   EXPECT_EQ(config.train.ests, 6);
   EXPECT_EQ(config.train.threads, 2);
@@ -98,7 +99,7 @@ TEST(JobTomlForRun, TurnsTheHostProbeOnWhenAsked) {
   TomlReader reader =
       TomlReader::FromString(JobTomlForRun(kJob, "train.toml", settings), "run.toml");
   EnvLookup no_env = [](std::string_view) { return std::optional<std::string>(); };
-  EXPECT_TRUE(ParseJobConfig(reader, no_env, "/elsewhere").train.host_probe);
+  EXPECT_TRUE(ParseJobConfig(reader, no_env, "/elsewhere", CheckTrainingData).train.host_probe);
 }
 
 TEST(StepRates, ReadsTheProbeTimeWhereTheLineHasOne) {

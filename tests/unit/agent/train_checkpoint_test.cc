@@ -26,7 +26,7 @@
 #include "agent/common/errors.h"
 #include "agent/train/checkpoint_signals.h"
 #include "agent/train/train_command.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
 #include "tests/unit/agent/idx_fixture.h"

@@ -15,10 +15,10 @@
 #include "agent/common/sha256.h"
 #include "agent/model/registry.h"
 #include "agent/plan/grad_checkpoint.h"
-#include "agent/train/est_context.h"
-#include "agent/train/gradient_stash.h"
+#include "agent/est/est_context.h"
+#include "agent/est/gradient_stash.h"
 #include "agent/train/params_digest.h"
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {

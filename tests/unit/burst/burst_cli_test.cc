@@ -13,7 +13,7 @@ namespace {
 using elastic::testing::RunCommand;
 using elastic::testing::ShellQuote;
 
-const std::string kPlan = ELASTIC_BINARY_DIR "/scheduler/burst/elastic-plan";
+const std::string kPlan = ELASTIC_BINARY_DIR "/tools/elastic-plan";
 
 const char* kProfile = R"({"format": "elastic-burst-profile/1", "model": "toy", "global_batch": 4,
   "network": {"bandwidth_gbps": 8, "latency_us": 1000},

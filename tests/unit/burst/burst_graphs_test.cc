@@ -6,8 +6,8 @@
 
 #include <limits>
 
-#include "scheduler/burst/layer_graph.h"
-#include "scheduler/burst/planner.h"
+#include "perf/burst/layer_graph.h"
+#include "perf/burst/planner.h"
 
 namespace elastic::bench {
 namespace {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "scheduler/burst/profile.h"
+#include "perf/burst/profile.h"
 
 namespace elastic::burst::testing {
 

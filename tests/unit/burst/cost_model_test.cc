@@ -1,5 +1,5 @@
 // comp/sync/comm of DeepPool §4.1: interpolation, extrapolation and the network model.
-#include "scheduler/burst/cost_model.h"
+#include "perf/burst/cost_model.h"
 
 #include <gtest/gtest.h>
 

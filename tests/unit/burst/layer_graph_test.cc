@@ -1,6 +1,6 @@
 // Series-parallel decomposition: chains, residual shortcuts, nested blocks, and the graphs the
 // planner refuses (with the layer named).
-#include "scheduler/burst/layer_graph.h"
+#include "perf/burst/layer_graph.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "scheduler/burst/planner.h"
+#include "perf/burst/planner.h"
 #include "tests/unit/burst/burst_test_util.h"
 
 namespace elastic::burst {

@@ -9,8 +9,8 @@
 #include <limits>
 #include <random>
 
-#include "scheduler/burst/layer_graph.h"
-#include "scheduler/burst/planner.h"
+#include "perf/burst/layer_graph.h"
+#include "perf/burst/planner.h"
 #include "tests/unit/burst/burst_test_util.h"
 
 namespace elastic::burst {

@@ -1,5 +1,5 @@
 // The JSON profile format: what is accepted, and the message each bad profile gets.
-#include "scheduler/burst/profile_json.h"
+#include "perf/burst/profile_json.h"
 
 #include <gtest/gtest.h>
 

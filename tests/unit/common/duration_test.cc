@@ -1,5 +1,5 @@
 // Tests for config durations.
-#include "scheduler/common/duration.h"
+#include "common/duration.h"
 
 #include <gtest/gtest.h>
 

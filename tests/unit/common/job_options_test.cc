@@ -1,5 +1,5 @@
 // Tests for the job-option vocabulary shared by plugin, agent and daemon.
-#include "scheduler/common/job_options.h"
+#include "common/job_options.h"
 
 #include <gtest/gtest.h>
 

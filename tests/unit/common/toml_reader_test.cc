@@ -1,5 +1,5 @@
 // Tests for strict TOML reading: types, ranges, unknown keys with their line numbers.
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 #include <gtest/gtest.h>
 

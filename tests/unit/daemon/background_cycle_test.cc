@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 #include "scheduler/daemon/daemon_config.h"
 #include "scheduler/daemon/daemon_cycle.h"
 

@@ -3,7 +3,7 @@
 
 #include "tests/unit/daemon/config_error_cases.h"
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 #include "scheduler/daemon/daemon_config.h"
 
 namespace elastic::daemon {

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "scheduler/daemon/client.h"
+#include "protocol/client.h"
 #include "tests/common/temp_dir.h"
 
 namespace elastic::daemon {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 #include "scheduler/daemon/daemon_config.h"
 
 namespace elastic::daemon {

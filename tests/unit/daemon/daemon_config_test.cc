@@ -5,7 +5,7 @@
 
 #include "tests/unit/daemon/config_error_cases.h"
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 
 namespace elastic::daemon {
 namespace {

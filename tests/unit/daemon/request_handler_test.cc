@@ -8,7 +8,7 @@
 
 #include "scheduler/daemon/admin_comment.h"
 #include "scheduler/daemon/order_builder.h"
-#include "scheduler/daemon/protocol.h"
+#include "protocol/protocol.h"
 #include "scheduler/daemon/registry_store.h"
 #include "tests/unit/daemon/request_handler_fixture.h"
 

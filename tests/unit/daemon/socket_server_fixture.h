@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
-#include "scheduler/daemon/client.h"
-#include "scheduler/daemon/protocol.h"
+#include "protocol/client.h"
+#include "protocol/protocol.h"
 #include "tests/common/temp_dir.h"
 
 namespace elastic::daemon::socket_test {

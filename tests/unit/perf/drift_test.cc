@@ -1,5 +1,5 @@
 // Online-refit policy: drift of measured against predicted throughput over a window.
-#include "scheduler/perf/drift.h"
+#include "perf/rubick/drift.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Choice of fitting points (3 ZeRO-Offload, §4.3) and the relative prediction errors.
-#include "scheduler/perf/fit_evaluation.h"
+#include "perf/rubick/fit_evaluation.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The NLopt fitter recovers the 7 parameters from throughputs the model itself generates.
-#include "scheduler/perf/fitter.h"
+#include "perf/rubick/fitter.h"
 
 #include <gtest/gtest.h>
 

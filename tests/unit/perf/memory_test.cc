@@ -1,5 +1,5 @@
 // Memory estimator: model states under DP/3D/ZeRO/Offload, activations under GA/GC/PP.
-#include "scheduler/perf/memory.h"
+#include "perf/rubick/memory.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// Models, nodes and parameters shared by the scheduler/perf tests.
+// Models, nodes and parameters shared by the perf/rubick tests.
 #pragma once
 
-#include "scheduler/perf/perf_model.h"
-#include "scheduler/perf/planner.h"
+#include "perf/rubick/perf_model.h"
+#include "perf/rubick/planner.h"
 
 namespace elastic::perf::testing {
 

@@ -1,5 +1,5 @@
 // fitted.json and points.json codec: bit-exact round trips and refusals that name the field.
-#include "scheduler/perf/perf_json.h"
+#include "perf/rubick/perf_json.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// Hand-computed cases for each term of Rubick's Eq. (1) (scheduler/perf/perf_model.h).
-#include "scheduler/perf/perf_model.h"
+// Hand-computed cases for each term of Rubick's Eq. (1) (perf/rubick/perf_model.h).
+#include "perf/rubick/perf_model.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // GetBestPlan, plan enumeration, the determinism filter and the GPU sensitivity curve.
-#include "scheduler/perf/planner.h"
+#include "perf/rubick/planner.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Tests for the drift watch: progress-line parsing, the first line of a step skipped, one note
 // per trigger, and steps without a prediction ignored.
-#include "agent/supervisor/plan_drift.h"
+#include "perf/rubick/plan_drift.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "scheduler/common/toml_reader.h"
+#include "common/toml_reader.h"
 #include "tests/common/temp_dir.h"
 
 namespace elastic::agent {

@@ -7,8 +7,8 @@
 #include "agent/model/model.h"
 #include "agent/model/registry.h"
 #include "agent/plan/execution_plan.h"
-#include "agent/supervisor/default_perf_model.h"
-#include "agent/supervisor/plan_selection.h"
+#include "perf/rubick/default_perf_model.h"
+#include "perf/rubick/plan_selection.h"
 
 namespace elastic::agent {
 namespace {

@@ -1,11 +1,11 @@
 // Tests for the per-generation plan choice: determinism filter, fixed plans kept or refused,
 // the plan changing with the node count, the environment handed to the step, and the node
 // sensitivity curve.
-#include "agent/supervisor/plan_selection.h"
+#include "perf/rubick/plan_selection.h"
 
 #include <gtest/gtest.h>
 
-#include "agent/supervisor/default_perf_model.h"
+#include "perf/rubick/default_perf_model.h"
 
 namespace elastic::agent {
 namespace {

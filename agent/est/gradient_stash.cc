@@ -1,0 +1,210 @@
+// GradientStash: per-EST slots, their exchange between ranks, the running fold and reductions.
+#include "agent/est/gradient_stash.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "agent/common/errors.h"
+
+namespace elastic::agent {
+namespace {
+
+torch::Tensor FlatView(float* data, std::int64_t numel) {
+  return torch::from_blob(data, {numel}, torch::kFloat32);
+}
+
+// Installs `value` (a fresh host tensor shaped like `param`) as the gradient on the parameter's
+// device, reusing the existing gradient tensor when there is one.
+void AssignGradient(torch::Tensor& param, const torch::Tensor& value) {
+  if (param.grad().defined()) {
+    param.mutable_grad().copy_(value);
+  } else {
+    param.mutable_grad() = value.to(param.device());
+  }
+}
+
+// A gradient's values in host memory (the slots and the exchange are host buffers): the tensor
+// itself on the CPU, a copy from a GPU.
+torch::Tensor HostValues(const torch::Tensor& grad) {
+  return grad.detach().to(torch::kCPU).contiguous();
+}
+
+}  // namespace
+
+GradientStash::GradientStash(std::vector<torch::Tensor> params, std::vector<std::string> names,
+                             std::int64_t ests)
+    : params_(std::move(params)),
+      names_(std::move(names)),
+      ests_(ests),
+      captured_(static_cast<std::size_t>(ests), false),
+      grad_version_(params_.size(), 0),
+      grad_impl_(params_.size(), nullptr) {
+  for (const torch::Tensor& param : params_) {
+    offsets_.push_back(numel_);
+    numel_ += param.numel();
+  }
+}
+
+void GradientStash::Capture(std::int64_t est_id) {
+  if (flat_.empty()) flat_.resize(static_cast<std::size_t>(ests_ * numel_));
+  float* slot = Slot(est_id);
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const torch::Tensor& grad = params_[i].grad();
+    float* out = slot + offsets_[i];
+    const auto bytes = static_cast<std::size_t>(params_[i].numel()) * sizeof(float);
+    if (!grad.defined()) {
+      std::memset(out, 0, bytes);
+      continue;
+    }
+    const torch::Tensor values = HostValues(grad);
+    std::memcpy(out, values.data_ptr<float>(), bytes);
+  }
+  captured_[static_cast<std::size_t>(est_id)] = true;
+}
+
+void GradientStash::RequireCaptured(EstRange range) const {
+  if (!std::all_of(captured_.begin() + range.begin, captured_.begin() + range.end,
+                   [](bool c) { return c; })) {
+    throw TrainingError("gradient reduction: not every EST produced a gradient this step");
+  }
+}
+
+void GradientStash::RequireAccumulated(EstRange range) const {
+  if (accumulated_ != range) {
+    throw TrainingError("gradient reduction: ESTs " + ToString(accumulated_) +
+                        " were folded this step: expected " + ToString(range));
+  }
+}
+
+void GradientStash::ResetMarks() {
+  std::fill(captured_.begin(), captured_.end(), false);
+  accumulated_ = {};
+}
+
+void GradientStash::ExchangeSlots(Communicator& world, EstRange hosted) {
+  RequireCaptured(hosted);
+  std::span<const float> mine(Slot(hosted.begin), static_cast<std::size_t>(hosted.size() * numel_));
+  std::vector<std::int64_t> counts;
+  std::vector<float> all = world.AllGather(mine, counts);
+  if (static_cast<std::int64_t>(all.size()) != ests_ * numel_) {
+    throw TrainingError("gradient exchange: gathered " + std::to_string(all.size()) +
+                        " floats: expected " + std::to_string(ests_ * numel_) + " (" +
+                        std::to_string(ests_) + " ESTs x " + std::to_string(numel_) +
+                        " parameters); do all ranks run the same model and train.ests?");
+  }
+  flat_ = std::move(all);  // already in slot layout: no copy
+  std::fill(captured_.begin(), captured_.end(), true);
+}
+
+void GradientStash::FoldIntoGradients(float* partials, std::int64_t count) {
+  torch::NoGradGuard no_grad;
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const std::int64_t n = params_[i].numel();
+    torch::Tensor sum = FlatView(partials + offsets_[i], n).clone();
+    for (std::int64_t k = 1; k < count; ++k)
+      sum.add_(FlatView(partials + k * numel_ + offsets_[i], n));
+    sum.div_(static_cast<double>(ests_));
+    AssignGradient(params_[i], sum.view_as(params_[i]));
+  }
+  ResetMarks();
+}
+
+void GradientStash::ReduceMeanIntoGradients() {
+  RequireCaptured({0, ests_});
+  FoldIntoGradients(flat_.data(), ests_);
+}
+
+void GradientStash::ReduceMeanRankOrder(Communicator& world, EstRange hosted) {
+  RequireCaptured(hosted);
+  torch::NoGradGuard no_grad;
+  // The hosted slots folded in id order into .grad, as the running fold would have left them.
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const std::int64_t n = params_[i].numel();
+    torch::Tensor sum = FlatView(Slot(hosted.begin) + offsets_[i], n).clone();
+    for (std::int64_t est = hosted.begin + 1; est < hosted.end; ++est) {
+      sum.add_(FlatView(Slot(est) + offsets_[i], n));
+    }
+    params_[i].mutable_grad() = sum.view_as(params_[i]).to(params_[i].device());
+  }
+  accumulated_ = hosted;
+  ReduceAccumulatedRankOrder(world, hosted);
+}
+
+void GradientStash::BeginAccumulation(std::int64_t est_id, bool first) {
+  if (first) {
+    for (torch::Tensor& param : params_) param.mutable_grad().reset();
+    accumulated_ = {est_id, est_id};
+  } else if (est_id != accumulated_.end || accumulated_.size() == 0) {
+    throw TrainingError("gradient fold: EST " + std::to_string(est_id) +
+                        " out of order after ESTs " + ToString(accumulated_));
+  }
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const torch::Tensor& grad = params_[i].grad();
+    grad_impl_[i] = grad.defined() ? grad.unsafeGetTensorImpl() : nullptr;
+    grad_version_[i] = grad.defined() ? static_cast<std::int64_t>(grad._version()) : -1;
+  }
+}
+
+void GradientStash::EndAccumulation(std::int64_t est_id) {
+  torch::NoGradGuard no_grad;
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    torch::Tensor& param = params_[i];
+    const torch::Tensor& grad = param.grad();
+    if (!grad.defined()) {
+      param.mutable_grad() = torch::zeros_like(param);
+    } else if (grad.unsafeGetTensorImpl() == grad_impl_[i] &&
+               static_cast<std::int64_t>(grad._version()) == grad_version_[i]) {
+      param.mutable_grad().add_(torch::zeros_like(param));  // untouched: the slot fold's + 0
+    }
+  }
+  accumulated_.end = est_id + 1;
+}
+
+void GradientStash::ReduceAccumulatedMean() {
+  RequireAccumulated({0, ests_});
+  // x / 1 == x exactly, and one EST always means W = 1 (no slot fold to agree with): skip a
+  // pass over every gradient.
+  if (ests_ > 1) {
+    torch::NoGradGuard no_grad;
+    for (torch::Tensor& param : params_) param.mutable_grad().div_(static_cast<double>(ests_));
+  }
+  ResetMarks();
+}
+
+void GradientStash::ReduceAccumulatedRankOrder(Communicator& world, EstRange hosted) {
+  RequireAccumulated(hosted);
+  std::vector<float> partial(static_cast<std::size_t>(numel_));
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const torch::Tensor values = HostValues(params_[i].grad());
+    std::memcpy(partial.data() + offsets_[i], values.data_ptr<float>(),
+                static_cast<std::size_t>(values.numel()) * sizeof(float));
+  }
+  std::vector<std::int64_t> counts;
+  std::vector<float> all = world.AllGather(partial, counts);
+  if (static_cast<std::int64_t>(all.size()) != world.size() * numel_) {
+    throw TrainingError("gradient exchange (d0): gathered " + std::to_string(all.size()) +
+                        " floats: expected " + std::to_string(world.size() * numel_));
+  }
+  FoldIntoGradients(all.data(), world.size());
+}
+
+std::span<const float> GradientStash::CapturedSlot(std::int64_t est_id, std::int64_t begin,
+                                                   std::int64_t end) const {
+  RequireCaptured({est_id, est_id + 1});
+  return {flat_.data() + est_id * numel_ + begin, static_cast<std::size_t>(end - begin)};
+}
+
+std::string GradientStash::BucketMap() const {
+  std::string map;
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    map += names_[i] + " " + std::to_string(offsets_[i]) + " " +
+           std::to_string(params_[i].numel()) + "\n";
+  }
+  return map;
+}
+
+}  // namespace elastic::agent

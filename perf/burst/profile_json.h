@@ -1,0 +1,33 @@
+// The burst planner's JSON boundary: reads layer profiles (format in docs/burst-planner.md)
+// and renders plans as JSON. LoadProfileJson is the library's only file access.
+// Errors name the file, the JSON path, the value and what was expected; unknown keys are errors.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "perf/burst/planner.h"
+#include "perf/burst/profile.h"
+
+namespace elastic::burst {
+
+inline constexpr std::string_view kProfileFormat = "elastic-burst-profile/1";
+
+struct ProfileOrError {
+  ModelProfile profile;
+  std::string error;  // "<name>: <json path>: <what was expected>" on failure
+};
+
+// `name` only labels errors. The result also passed ValidateProfile.
+ProfileOrError ParseProfileJson(std::string_view text, const std::string& name);
+ProfileOrError LoadProfileJson(const std::string& path);
+
+// The profile in the same format (round-trips through ParseProfileJson).
+nlohmann::json ProfileToJson(const ModelProfile& profile);
+
+// A plan, with the best uniform data-parallel plan beside it when `uniform` is non-null.
+nlohmann::json PlanToJson(const ModelProfile& profile, const PlannerOptions& options,
+                          const BurstPlan& plan, const BurstPlan* uniform);
+
+}  // namespace elastic::burst
