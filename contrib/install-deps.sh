@@ -10,6 +10,8 @@ fi
 packages=(
   # build
   build-essential cmake pkg-config git ca-certificates
+  # the libFuzzer targets (tests/fuzz, built and run by the test suite)
+  clang libclang-rt-14-dev
   # libraries
   libtorch-dev libtomlplusplus-dev libboost-program-options-dev libboost-dev
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libmunge-dev libslurm-dev

@@ -8,8 +8,8 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 say "installing dependencies"
 "$top/contrib/install-deps.sh"
-say "building"
-"$top/contrib/build.sh"
+say "building the plugin, elasticd and elastic-agent (contrib/run-tests.sh builds the rest)"
+ELASTIC_TARGETS="spank_elastic elasticd elastic-agent" "$top/contrib/build.sh"
 
 say "starting a local Slurm cluster (4 nodes, slurmdbd, the elastic SPANK plugin, elasticd)"
 exports=$("$top/contrib/local-cluster.sh" up --nodes 4 --plugin "$build/spank/spank_elastic.so" \

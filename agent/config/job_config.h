@@ -23,6 +23,8 @@ namespace elastic::agent {
 
 inline constexpr std::string_view kDefaultModel = "fmnist_cnn";
 inline constexpr std::string_view kDefaultDataPath = "/usr/share/datasets/fashion-mnist";
+// data.path's default for a model that reads the text corpus (Debian's fortunes-min).
+inline constexpr std::string_view kDefaultCorpusPath = "/usr/share/games/fortunes";
 // One EST unless the job says otherwise: elastic jobs get SLURM_ELASTIC_EST from the plugin
 // (default MAX nodes x tasks per node), so this only applies to plain, non-elastic runs.
 inline constexpr std::int64_t kDefaultEsts = 1;

@@ -20,7 +20,6 @@
 
 namespace elastic::agent {
 
-inline constexpr std::string_view kDefaultCorpusPath = "/usr/share/games/fortunes";
 inline constexpr std::array<std::string_view, 3> kCorpusFiles = {"fortunes", "literature",
                                                                   "riddles"};
 inline constexpr std::int64_t kTextWindow = 32;       // tokens per sample (the model's context)

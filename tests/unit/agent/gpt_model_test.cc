@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "agent/common/errors.h"
+#include "agent/config/job_config.h"
 #include "agent/data/char_dataset.h"
 #include "agent/data/text_corpus.h"
 #include "agent/model/gpt.h"
