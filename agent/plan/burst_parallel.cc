@@ -91,8 +91,7 @@ int BurstParallel::RankOf(std::size_t block, std::int64_t est) const {
   return BurstRankOfEst(ests_, workers_[block], est);
 }
 
-std::vector<float> BurstParallel::RunStep(const std::function<MiniBatch(std::int64_t)>& batch,
-                                          std::vector<EstContext>& home) {
+std::vector<float> BurstParallel::Run(const BatchSource& batch, std::vector<EstContext>& home) {
   const std::size_t blocks = workers_.size();
   const auto ests = static_cast<std::size_t>(ests_);
   cells_.assign(blocks, std::vector<Cell>(ests));

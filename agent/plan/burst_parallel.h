@@ -27,7 +27,8 @@
 // as the pipeline cuts stage boundaries (the input is a leaf that requires grad where the
 // single-process graph had a non-leaf that did), so each (EST, block) runs the same kernels on
 // the same values and yields the same parameter gradient; the fold adds those gradients in
-// EST-id order with the same operations as the slot fold, then divides by E.
+// EST-id order with the same operations as the slot fold, then divides by E. The trainer runs it
+// as its PlanStep (plan_step.h) for burst on several ranks.
 #pragma once
 
 #include <torch/types.h>
@@ -42,6 +43,7 @@
 #include "agent/data/mini_batch.h"
 #include "agent/multiplex/idle_filler.h"
 #include "agent/plan/burst_placement.h"
+#include "agent/plan/plan_step.h"
 #include "agent/est/est_context.h"
 #include "agent/est/gradient_stash.h"
 
@@ -54,7 +56,7 @@ class Model;
 void CheckBurstPlanFitsModel(const Model& model, const std::vector<std::int64_t>& workers,
                              const std::string& model_name);
 
-class BurstParallel {
+class BurstParallel : public PlanStep {
  public:
   // REQUIRES: CheckBurstPlanFitsModel passed; every count <= world.size(); the model, world and
   // stash outlive this object.
@@ -66,13 +68,12 @@ class BurstParallel {
   // `batch(e)` is EST e's mini-batch, called for this rank's home ESTs in id order; `home` are
   // their contexts (advanced on return). Returns the losses of the ESTs whose last block this
   // rank ran, in id order (so a rank-order gather is in EST-id order).
-  std::vector<float> RunStep(const std::function<MiniBatch(std::int64_t)>& batch,
-                             std::vector<EstContext>& home);
+  std::vector<float> Run(const BatchSource& batch, std::vector<EstContext>& home) override;
 
   // From now on every wait for a message from another rank runs `filler`'s background pieces
   // while they are predicted to fit (null: plain waits). The filler must outlive its use. The
   // step's results do not depend on it: the background job has its own model, data and streams.
-  void SetIdleFiller(multiplex::IdleFiller* filler) { filler_ = filler; }
+  void SetIdleFiller(multiplex::IdleFiller* filler) override { filler_ = filler; }
 
  private:
   struct Cell {

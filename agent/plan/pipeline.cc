@@ -70,8 +70,7 @@ Pipeline::Pipeline(Model& model, Communicator& world, GradientStash& stash, std:
       stages_(world.size()),
       blocks_(BlocksOfStage(model.BlockCount(), world.rank(), world.size())) {}
 
-std::vector<float> Pipeline::RunStep(const std::function<MiniBatch(std::int64_t)>& batch,
-                                     std::vector<EstContext>& ests) {
+std::vector<float> Pipeline::Run(const BatchSource& batch, std::vector<EstContext>& ests) {
   in_flight_.assign(static_cast<std::size_t>(ests_), InFlight{});
   streams_.assign(static_cast<std::size_t>(ests_), EstContext{});
   losses_.assign(static_cast<std::size_t>(ests_), 0.0f);

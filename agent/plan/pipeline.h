@@ -9,7 +9,8 @@
 // stage is the one the single-process backward would pass across that block boundary (moved as
 // bytes); 1F1B runs the backward passes in EST-id order, so autograd accumulates every stage's
 // parameter gradients in that order, which is the runtime's running fold (GradientStash). The
-// sharded update then treats each stage's parameters as that rank's shard.
+// sharded update then treats each stage's parameters as that rank's shard. The trainer runs it as
+// its PlanStep (plan_step.h) for pp on several ranks.
 #pragma once
 
 #include <torch/types.h>
@@ -21,6 +22,7 @@
 #include "agent/comm/communicator.h"
 #include "agent/data/mini_batch.h"
 #include "agent/plan/parameter_shards.h"
+#include "agent/plan/plan_step.h"
 #include "agent/est/est_context.h"
 #include "agent/est/gradient_stash.h"
 
@@ -40,7 +42,7 @@ StageBlocks BlocksOfStage(std::int64_t blocks, int stage, int stages);
 // contiguous run of named_parameters().
 std::vector<ParameterShard> StageShards(const Model& model, int stages);
 
-class Pipeline {
+class Pipeline : public PlanStep {
  public:
   // REQUIRES: `world`.size() stages; the model, world and stash outlive the pipeline.
   Pipeline(Model& model, Communicator& world, GradientStash& stash, std::int64_t ests);
@@ -50,8 +52,7 @@ class Pipeline {
   // running fold: ReduceAccumulatedMean follows). `batch(e)` is EST e's mini-batch, called on
   // stage 0 only; `ests` are the EST contexts on rank 0 (all E, advanced on return), empty
   // elsewhere. Returns the E per-EST losses on the last stage, nothing elsewhere.
-  std::vector<float> RunStep(const std::function<MiniBatch(std::int64_t)>& batch,
-                             std::vector<EstContext>& ests);
+  std::vector<float> Run(const BatchSource& batch, std::vector<EstContext>& ests) override;
 
  private:
   struct InFlight {

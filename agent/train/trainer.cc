@@ -1,4 +1,4 @@
-// Trainer: the EST loop, the reduction and the optimizer step.
+// Trainer: the model, the plan's step and update, the loss gather and the step count.
 #include "agent/train/trainer.h"
 
 #include <ATen/Version.h>
@@ -12,9 +12,8 @@
 #include "agent/common/errors.h"
 #include "agent/data/char_dataset.h"
 #include "agent/model/registry.h"
+#include "agent/plan/burst_placement.h"
 #include "agent/plan/execution_plan.h"
-#include "agent/plan/grad_checkpoint.h"
-#include "agent/plan/tensor_parallel.h"
 #include "agent/est/device.h"
 #include "agent/train/params_digest.h"
 #include "common/toml_reader.h"
@@ -167,32 +166,19 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
   optimizer_ = std::make_unique<torch::optim::SGD>(
       model_->parameters(),
       torch::optim::SGDOptions(config.train.lr).momentum(config.train.momentum));
-  std::vector<ParameterShard> owners;  // empty: the sharded update splits by size
-  // Also on one rank, so that a model that cannot split is refused whatever W is.
-  if (RunPlanWord(config) == Plan::kTp) EnableTensorParallel(*model_, *world_);
-  if (plan_.pp > 1) {
-    owners = StageShards(*model_, world_->size());
-    pipeline_ = std::make_unique<Pipeline>(*model_, *world_, stash_, config.train.ests);
-  }
-  if (RunPlanWord(config) == Plan::kBurst) {
-    // Also on one rank, so that settings that do not fit the model are refused whatever W is.
-    CheckBurstPlanFitsModel(*model_, config.train.burst_workers, config.model.name);
-    if (RunsBurstPlan(config, world_->size())) {
-      burst_ = std::make_unique<BurstParallel>(*model_, *world_, stash_, config.train.ests,
-                                               config.train.burst_workers);
-    }
-  }
-  update_ =
-      MakeParameterUpdate(plan_, UpdateContext{config_, *world_, hosted_, fold_locally_, stash_,
-                                               *optimizer_, model_->parameters(), std::move(owners),
-                                               model_->TensorParallelParameters()});
+  // After the optimizer, before the update (MakePlanStep says why), as the plans always ran.
+  PlanStepSetup setup = MakePlanStep(
+      PlanStepContext{config_, plan_, *world_, device_, *model_, stash_, hosted_, fold_locally_});
+  plan_step_ = std::move(setup.step);
+  update_ = MakeParameterUpdate(
+      plan_, UpdateContext{config_, *world_, hosted_, fold_locally_, stash_, *optimizer_,
+                           model_->parameters(), std::move(setup.update_owners),
+                           model_->TensorParallelParameters()});
 }
 
 double Trainer::RunStep() {
   auto batch = [this](std::int64_t est) { return queue_->Next(step_, est); };
-  std::vector<float> hosted_losses = pipeline_ ? pipeline_->RunStep(batch, ests_)
-                                     : burst_  ? burst_->RunStep(batch, ests_)
-                                               : RunHostedEsts();
+  std::vector<float> hosted_losses = plan_step_->Run(batch, ests_);
   if (!ReportsHostedEsts()) hosted_losses.clear();  // a TP group's losses come from rank 0
   // Every EST's loss on every rank, in EST-id order (contiguous blocks in rank order; under pp
   // the last stage holds all of them, under burst the last block's ranks).
@@ -213,45 +199,6 @@ double Trainer::RunStep() {
   return loss;
 }
 
-// The hosted ESTs one after another, each gradient folded or captured (the header says which).
-std::vector<float> Trainer::RunHostedEsts() {
-  std::vector<float> hosted_losses;  // float32 losses, so the float is exact
-  for (EstContext& est : ests_) {
-    const MiniBatch batch = queue_->Next(step_, est.id);
-    if (fold_locally_) {
-      stash_.BeginAccumulation(est.id, /*first=*/est.id == hosted_.begin);
-    } else {
-      // set_to_none: every EST's backward writes fresh gradients, none accumulates onto another's.
-      model_->zero_grad(/*set_to_none=*/true);
-    }
-    hosted_losses.push_back(static_cast<float>(RunEst(est, batch)));
-    if (fold_locally_) {
-      stash_.EndAccumulation(est.id);
-    } else {
-      stash_.Capture(est.id);
-    }
-  }
-  return hosted_losses;
-}
-
-double Trainer::RunEst(EstContext& est, const MiniBatch& batch) {
-  EstRngScope rng(est);
-  SeedDeviceGeneratorFromEst(device_);
-  const torch::Tensor inputs = batch.inputs.to(device_);
-  torch::Tensor targets = batch.targets.to(device_);
-  torch::Tensor logits =
-      plan_.gc ? ForwardWithRecomputation(*model_, inputs) : model_->forward(inputs);
-  if (device_.is_cuda() && logits.dim() == 3) {
-    // Per-position targets ([n, classes, T]) as one [n T, classes] batch: LibTorch's CUDA
-    // nll_loss2d has no deterministic kernel, the plain one does; the same mean.
-    logits = logits.transpose(1, 2).reshape({-1, logits.size(1)});
-    targets = targets.reshape({-1});
-  }
-  torch::Tensor loss = torch::nn::functional::cross_entropy(logits, targets);
-  loss.backward();
-  return loss.item<double>();
-}
-
 Dataset LoadTrainingSet(const JobConfig& config) {
   if (DatasetOf(config.model.name) == DatasetKind::kTextCorpus) {
     return LoadTextCorpus(config.data.path);
@@ -260,7 +207,7 @@ Dataset LoadTrainingSet(const JobConfig& config) {
 }
 
 void Trainer::SetIdleFiller(multiplex::IdleFiller* filler) {
-  if (burst_) burst_->SetIdleFiller(filler);
+  plan_step_->SetIdleFiller(filler);
 }
 
 std::string Trainer::ParamsSha256() const { return agent::ParamsSha256(*model_); }

@@ -19,8 +19,10 @@
 // sharded ParameterUpdate (parameter_update.h); pp runs the ESTs through pipeline stages
 // (pipeline.h), each stage updating its own parameters; burst runs each model block on its own
 // number of ranks, moving activations between blocks and folding the per-EST gradients in EST
-// order before the replicated update (burst_parallel.h). The plan is chosen per generation and is
-// not part of the checkpoint's compatibility: any plan resumes any checkpoint.
+// order before the replicated update (burst_parallel.h). The trainer holds the plan as a PlanStep
+// (plan_step.h: the step's forward and backward passes) and a ParameterUpdate; MakePlanStep picks
+// the one. The plan is chosen per generation and is not part of the checkpoint's compatibility:
+// any plan resumes any checkpoint.
 //
 // Checkpoints (trainer_state.cc): SaveState/RestoreState move everything a step depends on
 // (parameters, optimizer state, progress, the EST contexts, the bucket map, the loader queue)
@@ -46,9 +48,8 @@
 #include "agent/data/batch_queue.h"
 #include "agent/data/dataset.h"
 #include "agent/model/model.h"
-#include "agent/plan/burst_parallel.h"
 #include "agent/plan/parameter_update.h"
-#include "agent/plan/pipeline.h"
+#include "agent/plan/plan_step.h"
 #include "agent/est/est_context.h"
 #include "agent/est/est_placement.h"
 #include "agent/est/gradient_stash.h"
@@ -130,8 +131,6 @@ class Trainer {
  private:
   Trainer(const JobConfig& config, Dataset data, Communicator* world,
           std::unique_ptr<Communicator> owned_world);
-  std::vector<float> RunHostedEsts();
-  double RunEst(EstContext& est, const MiniBatch& batch);
   std::string GatherLoaderRecord();
   // Whether this rank contributes its hosted ESTs' losses, contexts and loader state to the
   // gathers: all ranks but the second and later members of a TP group, which host the same ESTs
@@ -154,8 +153,7 @@ class Trainer {
   std::vector<EstContext> ests_;  // the ESTs this rank hosts (hosted_), in id order
   GradientStash stash_;
   std::unique_ptr<torch::optim::SGD> optimizer_;  // sharded plans: only a checkpoint container
-  std::unique_ptr<Pipeline> pipeline_;            // pp on several ranks, else null
-  std::unique_ptr<BurstParallel> burst_;          // burst on several ranks, else null
+  std::unique_ptr<PlanStep> plan_step_;           // the plan's forward and backward passes
   std::unique_ptr<ParameterUpdate> update_;
   std::int64_t step_ = 0;
   double last_loss_ = 0;
