@@ -1,6 +1,7 @@
 // elasticd's wire format (docs/protocol.md). One request per connection: the client sends one
 // line, a MUNGE credential whose payload is a JSON object {"op": "...", ...}; the daemon answers
-// one JSON line {"ok": true, ...} or {"ok": false, "error": "..."} and closes.
+// one JSON line {"ok": true, ...} or {"ok": false, "error": "..."} and closes. This header is the
+// envelope; the messages inside it and their codec are messages.h.
 #pragma once
 
 #include <cstddef>

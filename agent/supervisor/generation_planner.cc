@@ -145,12 +145,12 @@ void GenerationPlanner::UpdateSpeedCurve() {
   note_(text);
 }
 
-void GenerationPlanner::AddPollFields(nlohmann::json& poll) const {
+void GenerationPlanner::AddPollFields(daemon::PollRequest& poll) const {
   if (!running_plan_.empty()) {  // the plan this launch chose (AdminComment's plan=)
-    poll["running_plan"] = running_plan_;
-    poll["predicted_samples_per_s"] = predicted_samples_per_s_;
+    poll.running_plan = running_plan_;
+    poll.predicted_samples_per_s = predicted_samples_per_s_;
   }
-  if (!speed_curve_.empty()) poll["speed_curve"] = speed_curve_;
+  if (!speed_curve_.empty()) poll.speed_curve = speed_curve_;
 }
 
 }  // namespace elastic::agent

@@ -6,13 +6,13 @@
 
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/env.h"
+#include "protocol/messages.h"
 #include "perf/rubick/online_refit.h"
 #include "perf/rubick/plan_drift.h"
 #include "agent/supervisor/plan_inputs.h"
@@ -38,7 +38,7 @@ class GenerationPlanner {
   void SetMaxNodes(int max_nodes);
 
   // running_plan, predicted_samples_per_s and speed_curve, for a poll (docs/protocol.md).
-  void AddPollFields(nlohmann::json& poll) const;
+  void AddPollFields(daemon::PollRequest& poll) const;
 
  private:
   void OnDrift(const DriftTrigger& trigger);

@@ -37,11 +37,11 @@ std::vector<Action> ResizeStateMachine::OnOrder(const ResizeOrder& order) {
     return {Report("order generation " + std::to_string(order.generation) +
                    " already seen (newest " + std::to_string(newest) + "): ignored")};
   }
-  if (order.nodes < 1) return {Report("order for " + std::to_string(order.nodes) +
+  if (order.nodes() < 1) return {Report("order for " + std::to_string(order.nodes()) +
                                       " nodes refused: a job keeps at least one node")};
   switch (state_) {
     case SupervisorState::kRunning:
-      if (order.nodes == nodes_) {
+      if (order.nodes() == nodes_) {
         generation_ = order.generation;  // nothing to move: adopt the generation, keep running
         return {Report("already at " + std::to_string(nodes_) + " nodes")};
       }
@@ -62,7 +62,7 @@ std::vector<Action> ResizeStateMachine::BeginResize(const ResizeOrder& order) {
   state_ = SupervisorState::kCheckpointing;
   // Stop the step first: a step must never run on nodes the job is about to release.
   return {{ActionKind::kCheckpointStep, nodes_, generation_, false, {}},
-          Report("to " + std::to_string(order.nodes) + " nodes as generation " +
+          Report("to " + std::to_string(order.nodes()) + " nodes as generation " +
                  std::to_string(order.generation))};
 }
 
@@ -71,13 +71,13 @@ std::vector<Action> ResizeStateMachine::OnStepExited(int exit_code, bool finishe
     if (exit_code != 0) {
       return RestartOrFail("step exited " + std::to_string(exit_code) +
                            " while checkpointing for a resize to " +
-                           std::to_string(in_flight_->nodes) + " nodes");
+                           std::to_string(in_flight_->nodes()) + " nodes");
     }
     state_ = SupervisorState::kResizing;
     const ResizeOrder& order = *in_flight_;
     ActionKind kind =
-        order.nodes < nodes_ ? ActionKind::kShrinkAllocation : ActionKind::kGrowAllocation;
-    return {{kind, order.nodes, order.generation, false, {}}, Report("")};
+        order.nodes() < nodes_ ? ActionKind::kShrinkAllocation : ActionKind::kGrowAllocation;
+    return {{kind, order.nodes(), order.generation, false, {}}, Report("")};
   }
   if (state_ != SupervisorState::kRunning) return {};
   if (exit_code != 0) return RestartOrFail("step exited " + std::to_string(exit_code));
@@ -96,7 +96,7 @@ std::vector<Action> ResizeStateMachine::OnAllocationResized(bool ok, int nodes) 
     // The allocation is unchanged (or unknown): relaunch on what we have from the checkpoint.
     in_flight_.reset();
     state_ = SupervisorState::kRelaunching;
-    return OnRelaunchAt(nodes_, false, "resize to " + std::to_string(order.nodes) + " failed");
+    return OnRelaunchAt(nodes_, false, "resize to " + std::to_string(order.nodes()) + " failed");
   }
   bool grew = nodes > nodes_;
   if (nodes < nodes_) shrunk_before_ = true;

@@ -19,15 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "protocol/resize_order.h"
+
 namespace elastic::agent {
+
+// elasticd's order as it comes off the wire; the machine reads its generation and node count.
+using daemon::ResizeOrder;
 
 enum class SupervisorState { kStarting, kRunning, kCheckpointing, kResizing, kRelaunching,
                              kFinished, kFailed };
-
-struct ResizeOrder {
-  std::uint64_t generation = 0;
-  int nodes = 0;
-};
 
 enum class ActionKind {
   kLaunchStep,        // srun -N nodes elastic-agent train (after a credential grace if needed)

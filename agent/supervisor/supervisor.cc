@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@
 #include "agent/supervisor/step_process.h"
 #include "protocol/client.h"
 #include "protocol/credential.h"
+#include "protocol/messages.h"
 
 namespace elastic::agent {
 namespace {
@@ -51,12 +53,6 @@ std::vector<std::string> SpankPlanOptionVariables() {
 }
 
 void OnTerminate(int signal_number) { terminate_signal.store(signal_number); }
-
-struct Order {
-  ResizeOrder order;
-  std::vector<std::string> target, changed;
-  bool grow = false;
-};
 
 class Supervisor {
  public:
@@ -94,7 +90,9 @@ class Supervisor {
       }
       if (Clock::now() >= next_poll_) Poll();
     }
-    if (registered_) Send({{"op", "deregister"}, {"job_id", job_id_}});
+    if (registered_) {
+      Ask(daemon::DeregisterRequest{job_id_}, [](const nlohmann::json&) { return true; });
+    }
     if (machine_->state() == SupervisorState::kFinished) return 0;  // even after restarts
     return exit_status_ != 0 ? exit_status_ : 1;
   }
@@ -107,16 +105,20 @@ class Supervisor {
 
   void Note(const std::string& text) { err_ << "elastic-agent run: " + text + "\n" << std::flush; }
 
-  std::optional<nlohmann::json> Send(const nlohmann::json& request) {
+  // One request and its typed reply; nullopt, with last_error_ set, when elasticd cannot be
+  // reached, refuses, or answers malformed: the job trains on and asks again later.
+  template <typename Request, typename Decode>
+  auto Ask(const Request& request, Decode decode)
+      -> std::optional<decltype(decode(std::declval<const nlohmann::json&>()))> {
     try {
       // A short deadline: this loop also forwards the step's output and its signals.
-      nlohmann::json reply = daemon::SendRequest(options_.elasticd_socket, *codec_, request,
-                                                 std::chrono::seconds(5));
-      if (!reply.value("ok", false)) {
-        last_error_ = reply.value("error", "refused");
+      nlohmann::json reply = daemon::SendRequest(options_.elasticd_socket, *codec_,
+                                                 daemon::Encode(request), std::chrono::seconds(5));
+      if (std::optional<std::string> refusal = daemon::RefusalIn(reply)) {
+        last_error_ = *refusal;
         return std::nullopt;
       }
-      return reply;
+      return decode(reply);
     } catch (const std::exception& e) {
       last_error_ = e.what();
       return std::nullopt;
@@ -125,9 +127,9 @@ class Supervisor {
 
   void Register() {
     next_register_ = Clock::now() + std::chrono::seconds(10);
-    auto reply = Send({{"op", "register"}, {"job_id", job_id_}, {"ests", options_.ests},
-                       {"plan", options_.plan}, {"class", options_.sla_class},
-                       {"generation", machine_->generation()}});
+    auto reply = Ask(daemon::RegisterRequest{job_id_, options_.ests, options_.plan,
+                                             options_.sla_class, machine_->generation()},
+                     daemon::DecodeRegisterReply);
     if (!reply) {
       if (!warned_) Note("not registered with elasticd (" + last_error_ + "); training at a "
                          "fixed size meanwhile");
@@ -135,10 +137,9 @@ class Supervisor {
       return;
     }
     registered_ = true;
-    const int max_nodes = (*reply)["max_nodes"].get<int>();
-    Note("registered with elasticd: nodes " + std::to_string((*reply)["min_nodes"].get<int>()) +
-         "-" + std::to_string(max_nodes));
-    planner_.SetMaxNodes(max_nodes);
+    Note("registered with elasticd: nodes " + std::to_string(reply->min_nodes) + "-" +
+         std::to_string(reply->max_nodes));
+    planner_.SetMaxNodes(reply->max_nodes);
   }
 
   // A poll doubles as the progress report elasticd reads resize outcomes from.
@@ -148,42 +149,40 @@ class Supervisor {
       if (Clock::now() >= next_register_) Register();
       if (!registered_) return;
     }
-    nlohmann::json poll = {{"op", "poll"}, {"job_id", job_id_},
-                           {"generation", machine_->generation()}, {"seen_order", seen_order_},
-                           {"state", ToString(machine_->state())}, {"detail", detail_},
-                           {"pause_s", last_pause_s_}, {"pause_generation", pause_generation_}};
-    planner_.AddPollFields(poll);
-    auto reply = Send(poll);
+    daemon::PollRequest poll;
+    poll.job_id = job_id_;
+    poll.generation = machine_->generation();
+    poll.seen_order = seen_order_;
+    poll.state = ToString(machine_->state());
+    poll.detail = detail_;
+    poll.pause_s = last_pause_s_;
+    poll.pause_generation = pause_generation_;
+    planner_.AddPollFields(poll);  // the running plan, its prediction, the curve
+    auto reply = Ask(poll, daemon::DecodePollReply);
     if (!reply) {
       if (last_error_.find("not registered") != std::string::npos) registered_ = false;
       return;  // elasticd restarting or gone: keep training, try again next poll
     }
-    const nlohmann::json& order = (*reply)["order"];
     // An order waits (for a later poll) until the running step has done its first step: its
     // ranks install their checkpoint-signal handlers only after MPI start-up, so an earlier
     // SIGUSR2 would kill them instead of checkpointing (seen on the cluster: an order right
     // after the job started cost the step and the order). This also holds an order back while
     // the last one's relaunch is starting, so the step makes progress and each pause is
     // measured alone.
-    if (order.is_null() || forwarded_stop_ || order_received_ || !step_.first_step_seen()) {
+    if (!reply->order || forwarded_stop_ || order_received_ || !step_.first_step_seen()) {
       return;
     }
-    Order o;
-    o.order.generation = order.at("generation").get<std::uint64_t>();
-    o.target = order.at("target_nodes").get<std::vector<std::string>>();
-    o.changed = order.at("changed_nodes").get<std::vector<std::string>>();
-    o.order.nodes = static_cast<int>(o.target.size());
-    o.grow = order.at("kind").get<std::string>() == "grow";
-    if (o.order.generation <= seen_order_) return;
-    seen_order_ = o.order.generation;
-    orders_[o.order.generation] = o;
-    Note("order generation " + std::to_string(o.order.generation) + ": " +
-         (o.grow ? "grow" : "shrink") + " to " + std::to_string(o.order.nodes) + " node(s) (" +
-         order.value("reason", "") + ")");
+    const ResizeOrder& order = *reply->order;
+    if (order.generation <= seen_order_) return;
+    seen_order_ = order.generation;
+    orders_[order.generation] = order;
+    Note("order generation " + std::to_string(order.generation) + ": " +
+         (order.grow ? "grow" : "shrink") + " to " + std::to_string(order.nodes()) +
+         " node(s) (" + order.reason + ")");
     order_received_ = Clock::now();
-    pause_kind_ = std::string(o.grow ? "grow " : "shrink ") +
-                  std::to_string(machine_->nodes()) + " -> " + std::to_string(o.order.nodes);
-    Execute(machine_->OnOrder(o.order));
+    pause_kind_ = std::string(order.grow ? "grow " : "shrink ") +
+                  std::to_string(machine_->nodes()) + " -> " + std::to_string(order.nodes());
+    Execute(machine_->OnOrder(order));
   }
 
   void OnStepEnded(int code) {
@@ -243,20 +242,20 @@ class Supervisor {
   }
 
   void Resize(const Action& action) {
-    const Order& o = orders_.at(action.generation);
+    const ResizeOrder& order = orders_.at(action.generation);
     Note("generation " + std::to_string(action.generation) + ": step checkpointed; " +
          (action.kind == ActionKind::kShrinkAllocation ? "shrinking" : "growing") +
-         " the allocation to " + std::to_string(o.order.nodes) + " node(s)");
+         " the allocation to " + std::to_string(order.nodes()) + " node(s)");
     std::string error = action.kind == ActionKind::kShrinkAllocation
-                            ? ShrinkTo(job_id_, o.target)
-                            : GrowBy(job_id_, o.changed, options_.grow_wait_s);
+                            ? ShrinkTo(job_id_, order.target_nodes)
+                            : GrowBy(job_id_, order.changed_nodes, options_.grow_wait_s);
     int nodes = 0;
     if (error.empty()) {
       try {
         AllocationView view = LookupAllocation(job_id_);
         ExportAllocation(view);
         nodes = view.nodes;
-        if (nodes != o.order.nodes) error = "allocation has " + std::to_string(nodes) + " nodes";
+        if (nodes != order.nodes()) error = "allocation has " + std::to_string(nodes) + " nodes";
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -321,7 +320,7 @@ class Supervisor {
   std::uint32_t job_id_ = 0;
   std::unique_ptr<ResizeStateMachine> machine_;
   StepProcess step_;
-  std::map<std::uint64_t, Order> orders_;
+  std::map<std::uint64_t, ResizeOrder> orders_;  // by generation, until carried out
   std::uint64_t seen_order_ = 0;
   bool registered_ = false, warned_ = false, forwarded_stop_ = false, pause_started_ = false;
   std::string last_error_, detail_, pause_kind_;

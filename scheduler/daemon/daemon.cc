@@ -18,16 +18,16 @@
 
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <nlohmann/json.hpp>
 
 #include "scheduler/daemon/admins.h"
 #include "scheduler/daemon/checkpoint_cleanup.h"
 #include "protocol/credential.h"
+#include "protocol/messages.h"
+#include "protocol/protocol.h"
 #include "scheduler/daemon/daemon_cycle.h"
 #include "scheduler/daemon/daemon_state.h"
 #include "scheduler/daemon/log.h"
 #include "scheduler/daemon/log_throttle.h"
-#include "protocol/protocol.h"
 #include "scheduler/daemon/registry_store.h"
 #include "scheduler/daemon/request_handler.h"
 #include "scheduler/daemon/slurm_worker.h"
@@ -144,13 +144,11 @@ std::optional<std::uint32_t> JobToLookUp(const Authenticated& who) {
   if (!who.ok()) return std::nullopt;
   DecodedRequest decoded = DecodeRequest(who.payload);
   if (!decoded.request || decoded.request->op != Op::kRegister) return std::nullopt;
-  const nlohmann::json& args = decoded.request->args;
-  auto id = args.find("job_id");
-  if (id == args.end() || !id->is_number_unsigned() || id->get<std::uint64_t>() == 0 ||
-      id->get<std::uint64_t>() > 0xfffffff0u) {
+  try {
+    return DecodeJobId(decoded.request->args);
+  } catch (const DecodeError&) {
     return std::nullopt;
   }
-  return id->get<std::uint32_t>();
 }
 
 // Refusals are what any client can cause at will: at most this many lines per source (a uid, or
@@ -171,11 +169,11 @@ std::string Answer(const DaemonConfig& config, DaemonState& state, LogThrottle& 
   const std::uint64_t decided_before = state.decisions_total;
   std::string reply = HandleRequest(who, state, NowUnix(), lookup);
   LogDecisionsSince(state, decided_before);
+  // Only a refusal starts with "error" (keys are sorted): no parse for the others.
   if (who.ok() && reply.rfind("{\"error\"", 0) == 0) {
-    const nlohmann::json refusal = nlohmann::json::parse(reply, nullptr, false);
     LogRefusal(refusals, "uid " + std::to_string(who.uid),
                "refused a request from uid " + std::to_string(who.uid) + ": " +
-                   refusal.value("error", reply));
+                   RefusalInLine(reply).value_or(reply));
   }
   SaveIfDirty(config, state);
   return reply;
@@ -373,31 +371,29 @@ int RunDaemon(const DaemonConfig& config, bool foreground) {
   }
 }
 
-std::string FormatStatus(const nlohmann::json& reply) {
+std::string FormatStatus(const StatusReply& reply) {
   std::ostringstream out;
-  out << "elasticd " << reply.value("version", "?") << ": policy " << reply.value("policy", "?")
-      << ", up " << reply.value("uptime_s", 0) << "s\n";
-  const auto& jobs = reply.contains("jobs") ? reply["jobs"] : nlohmann::json::array();
-  if (jobs.empty()) {
+  out << "elasticd " << reply.version << ": policy " << reply.policy << ", up "
+      << reply.uptime_s << "s\n";
+  if (reply.jobs.empty()) {
     out << "no elastic jobs\n";
   } else {
     char line[160];
     std::snprintf(line, sizeof line, "%-10s %-8s %-7s %-9s %-5s %-6s %-13s\n", "JOBID", "UID",
                   "NODES", "MIN-MAX", "GEN", "PLAN", "CLASS");
     out << line;
-    for (const auto& job : jobs) {
-      std::string range = std::to_string(job.value("min_nodes", 0)) + "-" +
-                          std::to_string(job.value("max_nodes", 0));
-      std::snprintf(line, sizeof line, "%-10u %-8u %-7d %-9s %-5llu %-6s %-13s\n",
-                    job.value("job_id", 0u), job.value("uid", 0u), job.value("nodes", 0),
-                    range.c_str(), static_cast<unsigned long long>(job.value("generation", 0ull)),
-                    job.value("plan", "?").c_str(), job.value("class", "?").c_str());
+    for (const JobStatus& job : reply.jobs) {
+      std::string range = std::to_string(job.min_nodes) + "-" + std::to_string(job.max_nodes);
+      std::snprintf(line, sizeof line, "%-10u %-8u %-7d %-9s %-5llu %-6s %-13s\n", job.job_id,
+                    static_cast<unsigned>(job.uid), static_cast<int>(job.node_list.size()),
+                    range.c_str(), static_cast<unsigned long long>(job.generation),
+                    job.plan.c_str(), job.sla_class.c_str());
       out << line;
     }
   }
-  for (const auto& d : reply.value("decisions", nlohmann::json::array())) {
-    out << "  " << d.value("time", 0) << " job " << d.value("job_id", 0) << " "
-        << d.value("action", "?") << ": " << d.value("reason", "") << "\n";
+  for (const Decision& d : reply.decisions) {
+    out << "  " << d.unix_time << " job " << d.job_id << " " << d.action << ": " << d.reason
+        << "\n";
   }
   return out.str();
 }

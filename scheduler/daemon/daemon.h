@@ -3,8 +3,7 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "protocol/messages.h"
 #include "scheduler/daemon/daemon_config.h"
 
 namespace elastic::daemon {
@@ -14,6 +13,6 @@ namespace elastic::daemon {
 int RunDaemon(const DaemonConfig& config, bool foreground);
 
 // Human-readable rendering of a status reply (`elasticd status` without --json).
-std::string FormatStatus(const nlohmann::json& reply);
+std::string FormatStatus(const StatusReply& reply);
 
 }  // namespace elastic::daemon

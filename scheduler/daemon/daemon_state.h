@@ -12,19 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "protocol/messages.h"  // Decision, as `status` shows it
+#include "protocol/resize_order.h"
 #include "scheduler/policy/slurm_view.h"
 
 namespace elastic::daemon {
-
-// A resize order sent to a job's supervisor (design.md §3); one generation per node set.
-struct ResizeOrder {
-  std::uint64_t generation = 0;
-  bool grow = false;
-  std::vector<std::string> target_nodes;   // the job's whole node set afterwards
-  std::vector<std::string> changed_nodes;  // grow: nodes to add; shrink: nodes to release
-  std::int64_t issued_unix = 0;
-  std::string reason;
-};
 
 struct JobRecord {
   std::uint32_t job_id = 0;
@@ -46,7 +38,7 @@ struct JobRecord {
   // reads instead of its speedup model; empty until reported. Not saved either.
   std::vector<double> speed_curve;
   std::string sla_class = "best-effort";
-  std::optional<ResizeOrder> order;
+  std::optional<ResizeOrder> order;  // in flight (design.md §3)
   std::string supervisor_state = "running";
   std::string detail;              // the supervisor's last note
   std::int64_t registered_unix = 0;
@@ -57,13 +49,6 @@ struct JobRecord {
   std::uint64_t last_pause_generation = 0;  // the generation last_pause_s was measured for
   bool comment_dirty = true;       // AdminComment must be rewritten
   int node_count() const { return static_cast<int>(nodes.size()); }
-};
-
-struct Decision {
-  std::int64_t unix_time = 0;
-  std::uint32_t job_id = 0;
-  std::string action;  // grow, shrink, resized, pause, failed, held, registered, dropped
-  std::string reason;
 };
 
 struct DaemonState {

@@ -6,6 +6,7 @@
 
 #include "common/toml_reader.h"
 #include "protocol/client.h"
+#include "protocol/messages.h"
 #include "scheduler/daemon/daemon.h"
 
 namespace po = boost::program_options;
@@ -27,18 +28,18 @@ std::optional<nlohmann::json> Ask(const po::variables_map& vm, const std::string
   if (vm.count("socket")) config.socket = vm["socket"].as<std::string>();
   auto codec = MakeMungeCodec(config.munge_socket);
   nlohmann::json reply = SendRequest(config.socket, *codec, request);
-  if (!reply.value("ok", false)) {
-    std::cerr << "elasticd " << command << ": " << reply.value("error", "request refused") << "\n";
+  if (std::optional<std::string> refusal = RefusalIn(reply)) {
+    std::cerr << "elasticd " << command << ": " << *refusal << "\n";
     return std::nullopt;
   }
   return reply;
 }
 
 int Status(const po::variables_map& vm) {
-  auto reply = Ask(vm, "status", {{"op", "status"}});
+  auto reply = Ask(vm, "status", Encode(StatusRequest{}));
   if (!reply) return 1;
-  if (vm.count("json")) std::cout << reply->dump(2) << "\n";
-  else std::cout << FormatStatus(*reply);
+  if (vm.count("json")) std::cout << reply->dump(2) << "\n";  // the reply as elasticd sent it
+  else std::cout << FormatStatus(DecodeStatusReply(*reply));
   return 0;
 }
 
@@ -48,13 +49,13 @@ int Resize(const po::variables_map& vm) {
     std::cerr << "elasticd resize: needs --job ID and --nodes N\n";
     return 2;
   }
-  auto reply = Ask(vm, "resize", {{"op", "resize"}, {"job_id", vm["job"].as<std::uint32_t>()},
-                                  {"nodes", vm["nodes"].as<int>()}});
+  auto reply = Ask(vm, "resize", Encode(ResizeRequest{vm["job"].as<std::uint32_t>(),
+                                                      vm["nodes"].as<int>()}));
   if (!reply) return 1;
-  const nlohmann::json& order = (*reply)["order"];
+  const ResizeOrder order = DecodeResizeReply(*reply).order;
   std::cout << "job " << vm["job"].as<std::uint32_t>() << ": order generation "
-            << order.value("generation", 0) << ", " << order.value("kind", "") << " to "
-            << order.value("nodes", 0) << " node(s)\n";
+            << order.generation << ", " << (order.grow ? "grow" : "shrink") << " to "
+            << order.nodes() << " node(s)\n";
   return 0;
 }
 

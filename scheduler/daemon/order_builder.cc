@@ -7,6 +7,8 @@
 
 namespace elastic::daemon {
 
+// The one place a planner's proposal (job J from N to M nodes) becomes the order that goes over
+// the wire: numbered, stamped, stripped of what only the planner needs.
 void IssueOrder(DaemonState& state, JobRecord& job, const policy::ResizeOrderPlan& plan,
                 std::int64_t now) {
   ResizeOrder order;

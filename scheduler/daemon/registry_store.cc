@@ -17,16 +17,20 @@ namespace {
 
 constexpr int kFormatVersion = 1;
 
+// The registry file's own record of an order (issued time included; not the wire's encoding,
+// protocol/messages.h, which a supervisor reads).
 nlohmann::json OrderJson(const ResizeOrder& o) {
   return {{"generation", o.generation}, {"grow", o.grow}, {"target_nodes", o.target_nodes},
           {"changed_nodes", o.changed_nodes}, {"issued", o.issued_unix}, {"reason", o.reason}};
 }
 
 ResizeOrder OrderFrom(const nlohmann::json& j) {
-  return {j.at("generation").get<std::uint64_t>(), j.at("grow").get<bool>(),
-          j.at("target_nodes").get<std::vector<std::string>>(),
-          j.at("changed_nodes").get<std::vector<std::string>>(), j.at("issued").get<std::int64_t>(),
-          j.at("reason").get<std::string>()};
+  return {.generation = j.at("generation").get<std::uint64_t>(),
+          .grow = j.at("grow").get<bool>(),
+          .target_nodes = j.at("target_nodes").get<std::vector<std::string>>(),
+          .changed_nodes = j.at("changed_nodes").get<std::vector<std::string>>(),
+          .reason = j.at("reason").get<std::string>(),
+          .issued_unix = j.at("issued").get<std::int64_t>()};
 }
 
 nlohmann::json JobJson(const JobRecord& job) {

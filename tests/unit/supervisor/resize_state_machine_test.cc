@@ -12,6 +12,14 @@ std::vector<ActionKind> Kinds(const std::vector<Action>& actions) {
   return kinds;
 }
 
+// elasticd's order for generation `generation` to `nodes` nodes (named n1, n2, ...).
+ResizeOrder Order(std::uint64_t generation, int nodes) {
+  ResizeOrder order;
+  order.generation = generation;
+  for (int i = 1; i <= nodes; ++i) order.target_nodes.push_back("n" + std::to_string(i));
+  return order;
+}
+
 using K = ActionKind;
 using S = SupervisorState;
 
@@ -28,7 +36,7 @@ TEST(ResizeStateMachine, StartLaunchesGenerationOne) {
 TEST(ResizeStateMachine, ShrinkCheckpointsBeforeReleasingNodes) {
   ResizeStateMachine m(3);
   m.Start();
-  auto actions = m.OnOrder({2, 1});
+  auto actions = m.OnOrder(Order(2, 1));
   ASSERT_EQ(Kinds(actions), (std::vector<K>{K::kCheckpointStep, K::kReport}));
   EXPECT_EQ(m.state(), S::kCheckpointing);
   actions = m.OnStepExited(0, false);
@@ -48,10 +56,10 @@ TEST(ResizeStateMachine, ShrinkCheckpointsBeforeReleasingNodes) {
 TEST(ResizeStateMachine, GrowAfterShrinkWaitsOutTheCredentialRevocation) {
   ResizeStateMachine m(2);
   m.Start();
-  m.OnOrder({2, 1});
+  m.OnOrder(Order(2, 1));
   m.OnStepExited(0, false);
   m.OnAllocationResized(true, 1);
-  auto actions = m.OnOrder({3, 3});
+  auto actions = m.OnOrder(Order(3, 3));
   m.OnStepExited(0, false);
   actions = m.OnAllocationResized(true, 3);
   ASSERT_EQ(actions[0].kind, K::kLaunchStep);
@@ -63,7 +71,7 @@ TEST(ResizeStateMachine, GrowAfterShrinkWaitsOutTheCredentialRevocation) {
 TEST(ResizeStateMachine, FirstGrowNeedsNoGrace) {
   ResizeStateMachine m(1);
   m.Start();
-  m.OnOrder({2, 4});
+  m.OnOrder(Order(2, 4));
   auto actions = m.OnStepExited(0, false);
   EXPECT_EQ(actions[0].kind, K::kGrowAllocation);
   actions = m.OnAllocationResized(true, 4);
@@ -73,11 +81,11 @@ TEST(ResizeStateMachine, FirstGrowNeedsNoGrace) {
 TEST(ResizeStateMachine, OrdersAreIdempotent) {
   ResizeStateMachine m(3);
   m.Start();
-  m.OnOrder({5, 2});
-  auto duplicate = m.OnOrder({5, 2});
+  m.OnOrder(Order(5, 2));
+  auto duplicate = m.OnOrder(Order(5, 2));
   ASSERT_EQ(Kinds(duplicate), (std::vector<K>{K::kReport}));
   EXPECT_NE(duplicate[0].detail.find("already seen"), std::string::npos);
-  auto stale = m.OnOrder({4, 1});
+  auto stale = m.OnOrder(Order(4, 1));
   EXPECT_NE(stale[0].detail.find("already seen"), std::string::npos);
   EXPECT_EQ(m.state(), S::kCheckpointing);
 }
@@ -85,7 +93,7 @@ TEST(ResizeStateMachine, OrdersAreIdempotent) {
 TEST(ResizeStateMachine, OrderForTheCurrentSizeOnlyAdoptsTheGeneration) {
   ResizeStateMachine m(2);
   m.Start();
-  auto actions = m.OnOrder({7, 2});
+  auto actions = m.OnOrder(Order(7, 2));
   EXPECT_EQ(Kinds(actions), (std::vector<K>{K::kReport}));
   EXPECT_EQ(m.generation(), 7u);
   EXPECT_EQ(m.state(), S::kRunning);
@@ -94,9 +102,9 @@ TEST(ResizeStateMachine, OrderForTheCurrentSizeOnlyAdoptsTheGeneration) {
 TEST(ResizeStateMachine, NewerOrderMidResizeRunsAfterIt) {
   ResizeStateMachine m(4);
   m.Start();
-  m.OnOrder({2, 2});
-  m.OnOrder({3, 3});  // queued
-  m.OnOrder({4, 1});  // newer: replaces the queued one
+  m.OnOrder(Order(2, 2));
+  m.OnOrder(Order(3, 3));  // queued
+  m.OnOrder(Order(4, 1));  // newer: replaces the queued one
   m.OnStepExited(0, false);
   auto actions = m.OnAllocationResized(true, 2);
   // Relaunch at 2 (generation 2), then immediately checkpoint for generation 4's shrink to 1.
@@ -113,7 +121,7 @@ TEST(ResizeStateMachine, NewerOrderMidResizeRunsAfterIt) {
 TEST(ResizeStateMachine, FailedResizeRelaunchesOnTheOldNodes) {
   ResizeStateMachine m(2);
   m.Start();
-  m.OnOrder({2, 4});
+  m.OnOrder(Order(2, 4));
   m.OnStepExited(0, false);
   auto actions = m.OnAllocationResized(false, 0);
   ASSERT_EQ(Kinds(actions), (std::vector<K>{K::kLaunchStep, K::kReport}));
@@ -126,13 +134,13 @@ TEST(ResizeStateMachine, FailedResizeRelaunchesOnTheOldNodes) {
 TEST(ResizeStateMachine, StepFailuresKeepTheCheckpointAndStop) {
   ResizeStateMachine m(2);
   m.Start();
-  m.OnOrder({2, 1});
+  m.OnOrder(Order(2, 1));
   auto actions = m.OnStepExited(137, false);
   ASSERT_EQ(Kinds(actions), (std::vector<K>{K::kReport}));
   EXPECT_NE(actions[0].detail.find("step exited 137 while checkpointing"), std::string::npos);
   EXPECT_NE(actions[0].detail.find("last good checkpoint is kept"), std::string::npos);
   EXPECT_EQ(m.state(), S::kFailed);
-  EXPECT_EQ(m.OnOrder({3, 2})[0].detail, "failed: order ignored: job is failed");
+  EXPECT_EQ(m.OnOrder(Order(3, 2))[0].detail, "failed: order ignored: job is failed");
 }
 
 TEST(ResizeStateMachine, AFailedStepRestartsOnTheSameNodesWithinTheBudget) {
@@ -147,14 +155,14 @@ TEST(ResizeStateMachine, AFailedStepRestartsOnTheSameNodesWithinTheBudget) {
             std::string::npos) << first[1].detail;
   EXPECT_EQ(m.state(), S::kRunning);
   // Failing while checkpointing for a resize: the order is dropped, the nodes are unchanged.
-  m.OnOrder({2, 1});
+  m.OnOrder(Order(2, 1));
   auto second = m.OnStepExited(1, false);
   ASSERT_EQ(Kinds(second), (std::vector<K>{K::kLaunchStep, K::kReport}));
   EXPECT_EQ(second[0].nodes, 2);
   EXPECT_EQ(m.restarts(), 2);
   EXPECT_EQ(m.nodes(), 2);
   // A later order still works after restarts.
-  EXPECT_EQ(Kinds(m.OnOrder({3, 1})), (std::vector<K>{K::kCheckpointStep, K::kReport}));
+  EXPECT_EQ(Kinds(m.OnOrder(Order(3, 1))), (std::vector<K>{K::kCheckpointStep, K::kReport}));
   m.OnStepExited(0, false);
   EXPECT_EQ(m.OnAllocationResized(true, 1)[0].generation, 3u);
   // The budget is spent: the next failure ends the job, keeping the checkpoint.
@@ -175,7 +183,7 @@ TEST(ResizeStateMachine, ANodeLostUnderNoKillRelaunchesOnWhatIsLeft) {
   m.AdoptLostNodes(5);
   EXPECT_EQ(m.nodes(), 2);
   // Growing back onto the failed node later waits out the credential revocation.
-  m.OnOrder({2, 3});
+  m.OnOrder(Order(2, 3));
   m.OnStepExited(0, false);
   EXPECT_TRUE(m.OnAllocationResized(true, 3)[0].credential_grace);
 }
@@ -191,7 +199,7 @@ TEST(ResizeStateMachine, FinishedTrainingEndsTheJob) {
 TEST(ResizeStateMachine, RefusesAnOrderForZeroNodes) {
   ResizeStateMachine m(2);
   m.Start();
-  auto actions = m.OnOrder({2, 0});
+  auto actions = m.OnOrder(Order(2, 0));
   EXPECT_NE(actions[0].detail.find("refused"), std::string::npos);
   EXPECT_EQ(m.state(), S::kRunning);
 }
