@@ -11,7 +11,6 @@
 
 #include "agent/config/burst_plan_file.h"
 #include "agent/config/quoted.h"
-#include "agent/data/text_corpus.h"
 #include "agent/config/model_catalog.h"
 #include "common/toml_choice.h"
 #include "common/toml_reader.h"
