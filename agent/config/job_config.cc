@@ -354,6 +354,14 @@ JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::st
   return config;
 }
 
+JobConfig ReadJobConfigKeys(TomlReader& reader, const EnvLookup& env, const std::string& base_dir) {
+  JobConfig config;
+  ReadFile(reader, base_dir, config);
+  reader.RejectUnknownKeys();
+  ApplyEnvironment(env, config);
+  return config;
+}
+
 JobConfig LoadJobConfig(const std::string& path, const EnvLookup& env,
                         const DataCheck& check_data) {
   TomlReader reader = TomlReader::FromFile(path);

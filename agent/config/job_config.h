@@ -158,4 +158,9 @@ JobConfig LoadJobConfig(const std::string& path, const EnvLookup& env,
 JobConfig ParseJobConfig(TomlReader& reader, const EnvLookup& env, const std::string& base_dir,
                          const DataCheck& check_data = {});
 
+// The keys (unknown ones refused) and the SLURM_ELASTIC_* overrides, without the semantic
+// checks and without loading background.config: for the supervisor, which runs after the
+// agent's LoadJobConfig checked the same file (agent/main.cc), so both read it with one parser.
+JobConfig ReadJobConfigKeys(TomlReader& reader, const EnvLookup& env, const std::string& base_dir);
+
 }  // namespace elastic::agent

@@ -11,21 +11,10 @@
 
 #include "agent/config/job_config.h"
 #include "perf/rubick/default_perf_model.h"
-#include "common/toml_choice.h"
 #include "common/toml_reader.h"
 
 namespace elastic::agent {
 namespace {
-
-template <typename T>
-void Override(const EnvLookup& env, const char* variable, Parsed<T> (*parse)(std::string_view),
-              T& out) {
-  auto text = env(variable);
-  if (!text) return;
-  Parsed<T> parsed = parse(*text);
-  if (!parsed) throw ConfigError(std::string("environment ") + variable + ": " + parsed.error);
-  out = *parsed.value;
-}
 
 std::optional<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -68,32 +57,19 @@ PlanInputs ParsePlanInputs(
     const EnvLookup& env,
     const std::function<std::optional<std::string>(const std::string&)>& read_file) {
   TomlReader reader = TomlReader::FromString(toml, source_name);
+  // The agent's own parser, keys and SLURM_ELASTIC_* overrides alike (agent/config).
+  const JobConfig job = ReadJobConfigKeys(reader, env, base_dir);
   PlanInputs in;
   PlanRequest& r = in.request;
-  std::string model_name(kDefaultModel);
-  if (auto v = reader.String("model.name")) model_name = *v;
-  r.ests = kDefaultEsts;
-  r.global_batch = kDefaultGlobalBatch;
-  r.cpu_threads = kDefaultCpuThreads;
-  r.requested = kDefaultPlan;
-  r.determinism = kDefaultDeterminism;
-  if (auto v = reader.Integer("train.ests", 1, 1 << 20)) r.ests = *v;
-  if (auto v = reader.Integer("train.global_batch", 1, 1 << 24)) r.global_batch = *v;
-  if (auto v = reader.Integer("train.cpu_threads", 1, kMaxThreads)) r.cpu_threads = *v;
-  ReadChoice(reader, "train.plan", &ParsePlan, r.requested);
-  ReadChoice(reader, "train.determinism", &ParseDeterminism, r.determinism);
-  // The same overrides as LoadJobConfig: the SPANK plugin's flags win over the file.
-  Override(env, "SLURM_ELASTIC_EST", &ParsePositiveCount, r.ests);
-  Override(env, "SLURM_ELASTIC_PLAN", &ParsePlan, r.requested);
-  Override(env, "SLURM_ELASTIC_DETERMINISM", &ParseDeterminism, r.determinism);
-
-  std::optional<std::string> perf_model = reader.String("train.perf_model");
-  if (perf_model && !perf_model->empty()) {
-    std::filesystem::path p(*perf_model);
-    if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
-    const std::string path = p.lexically_normal().string();
-    in.model = LoadFitted(reader, path, model_name, read_file);
-    in.model_source = "fitted model " + path + Describe(*in.model);
+  r.ests = job.train.ests;
+  r.global_batch = job.train.global_batch;
+  r.cpu_threads = job.train.cpu_threads;
+  r.requested = job.train.plan;
+  r.determinism = job.train.determinism;
+  const std::string& model_name = job.model.name;
+  if (!job.train.perf_model.empty()) {
+    in.model = LoadFitted(reader, job.train.perf_model, model_name, read_file);
+    in.model_source = "fitted model " + job.train.perf_model + Describe(*in.model);
   } else if ((in.model = BuiltInPerfModel(model_name))) {
     in.model_source = "built-in default model of " + model_name +
                       " (no train.perf_model: Rubick's default parameters, assumed bandwidths; "
@@ -102,13 +78,7 @@ PlanInputs ParsePlanInputs(
     in.model_source = "none: no train.perf_model and no built-in model of " + model_name +
                       ", so every launch runs the requested plan (auto runs dp)";
   }
-  if (auto dir = reader.String("checkpoint.dir"); dir && !dir->empty()) {
-    std::filesystem::path p(*dir);
-    if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
-    in.checkpoint_dir = p.lexically_normal().string();
-  } else if (auto env_dir = env("SLURM_ELASTIC_CHECKPOINT_DIR"); env_dir && !env_dir->empty()) {
-    in.checkpoint_dir = *env_dir;  // as LoadJobConfig: an explicit checkpoint.dir wins
-  }
+  in.checkpoint_dir = job.checkpoint.dir;  // checkpoint.dir, else SLURM_ELASTIC_CHECKPOINT_DIR
   const ModelShape shape = BuiltInModelShape(model_name);
   r.model_blocks = shape.blocks;
   r.tp_heads = shape.tp_heads;

@@ -26,9 +26,9 @@ struct PlanInputs {
 };
 
 // The config keys the plan choice reads (model.name, train.ests, global_batch, determinism,
-// plan, cpu_threads, perf_model, checkpoint.dir), with the overrides LoadJobConfig applies. The
-// agent's own LoadJobConfig validated the whole file before the supervisor starts (agent/main.cc);
-// this torch-free reader exists because the supervisor library cannot link the agent's config code.
+// plan, cpu_threads, perf_model, checkpoint.dir), read by the agent's own torch-free parser
+// (agent/config's ReadJobConfigKeys) with the same SLURM_ELASTIC_* overrides. The agent's
+// LoadJobConfig checked the whole file before the supervisor starts (agent/main.cc).
 PlanInputs ReadPlanInputs(const std::string& config_path, const EnvLookup& env);
 
 // The same from TOML text (tests); relative paths resolve against `base_dir`. `read_file`

@@ -56,6 +56,11 @@ function(elastic_torch_pch target)
   if(target STREQUAL "elastic_agent_lib")
     target_precompile_headers(${target} PRIVATE <torch/torch.h>)
   else()
+    # GCC takes a precompiled header only under the flags it was made with: the static
+    # library's position-independent code (executables default to -fPIE; a later -fPIC wins)
+    # and the Boost definitions it compiles with.
+    target_compile_options(${target} PRIVATE -fPIC)
+    target_link_libraries(${target} PRIVATE Boost::program_options)
     target_precompile_headers(${target} REUSE_FROM elastic_agent_lib)
   endif()
 endfunction()
