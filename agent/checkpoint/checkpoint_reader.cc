@@ -178,7 +178,7 @@ class Scanner {
   std::filesystem::path path_;
   bool keep_payloads_;
   std::uint64_t size_ = 0;  // set by fd_'s initializer, so declared before fd_
-  checkpoint::UniqueFd fd_;
+  UniqueFd fd_;
   std::uint64_t offset_ = 0;
   std::uint32_t file_crc_ = 0;  // CRC of every byte before the current record
 };

@@ -3,22 +3,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <string>
-#include <vector>
 
 #include "agent/checkpoint/checkpoint_error.h"
+#include "common/atomic_file.h"
 
 namespace elastic::agent::checkpoint {
 namespace {
 
 constexpr mode_t kDirectoryMode = 0700;
-constexpr mode_t kFileMode = 0600;
 
 [[noreturn]] void ThrowErrno(const std::filesystem::path& path, const std::string& action,
                              int error) {
@@ -58,29 +56,6 @@ void MakeDirectoryChain(const std::filesystem::path& dir) {
 
 }  // namespace
 
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) close(fd_);
-}
-
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = other.Release();
-  }
-  return *this;
-}
-
-int UniqueFd::Release() {
-  int fd = fd_;
-  fd_ = -1;
-  return fd;
-}
-
-void UniqueFd::Close(const std::filesystem::path& path) {
-  // Linux closes the descriptor even when close() fails, so it is never retried.
-  if (close(Release()) != 0) ThrowErrno(path, "close failed", errno);
-}
-
 void EnsurePrivateDirectory(const std::filesystem::path& dir) {
   MakeDirectoryChain(WithoutTrailingSlash(dir));
   CheckPrivateDirectory(dir);
@@ -100,22 +75,6 @@ void CheckPrivateDirectory(const std::filesystem::path& dir) {
                                    " lets group or others write; expected a user-only "
                                    "directory (chmod 0700)");
   }
-}
-
-TempFile CreateTempFile(const std::filesystem::path& dir, std::string_view final_name) {
-  std::string pattern = (dir / final_name).string() + ".tmp-XXXXXX";
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  // mkostemp opens with O_CREAT|O_EXCL and mode 0600 (before the umask).
-  int fd = mkostemp(name.data(), O_CLOEXEC);
-  if (fd < 0) ThrowErrno(pattern, "cannot create temp file", errno);
-  TempFile temp{UniqueFd(fd), std::filesystem::path(name.data())};
-  if (fchmod(fd, kFileMode) != 0) {
-    int error = errno;
-    unlink(temp.path.c_str());
-    ThrowErrno(temp.path, "cannot chmod 0600", error);
-  }
-  return temp;
 }
 
 UniqueFd OpenRegularFile(const std::filesystem::path& path, std::uint64_t* size) {
@@ -168,14 +127,12 @@ bool ReadAt(int fd, const std::filesystem::path& path, std::uint64_t offset, cha
   return true;
 }
 
-void SyncFile(int fd, const std::filesystem::path& path) {
-  if (fsync(fd) != 0) ThrowErrno(path, "fsync failed", errno);
-}
-
 void SyncDirectory(const std::filesystem::path& dir) {
-  UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0) ThrowErrno(dir, "cannot open directory to fsync it", errno);
-  if (fsync(fd.get()) != 0) ThrowErrno(dir, "directory fsync failed", errno);
+  try {
+    elastic::SyncDirectory(dir);
+  } catch (const FileError& e) {
+    throw CheckpointError(e.path(), e.reason());
+  }
 }
 
 void RemoveFile(const std::filesystem::path& path) {

@@ -5,12 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
 #include "agent/common/errors.h"
 #include "agent/common/median.h"
+#include "common/atomic_file.h"
 #include "perf/burst/profile_json.h"
 
 namespace elastic::agent {
@@ -77,16 +76,13 @@ void ProfileBatch(LayerGraphModel& model, int batch, int64_t image_size,
   }
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream file(temp, std::ios::trunc);
-    file << text;
-    file.flush();
-    if (!file) throw std::runtime_error("profile-layers: cannot write " + temp);
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    throw std::runtime_error("profile-layers: cannot rename " + temp + " to " + path);
+// Crash-safe through <path>.tmp; no exact mode: the profile is the user's ordinary output, so
+// the umask decides (0666 under it).
+void WriteProfile(const std::string& path, const std::string& text) {
+  try {
+    WriteFileAtomically(path, text, {.mode = std::nullopt, .temp_name = TempName::kFixed});
+  } catch (const FileError& e) {
+    throw std::runtime_error(std::string("profile-layers: ") + e.what());
   }
 }
 
@@ -137,7 +133,7 @@ void RunLayerProfileCommand(const LayerProfileOptions& options, std::ostream& ou
   burst::ModelProfile profile = ProfileLayers(*model, options, out);
   const std::string invalid = burst::ValidateProfile(profile);
   if (!invalid.empty()) throw std::runtime_error("profile-layers: " + invalid);
-  WriteFileAtomically(options.out_path, burst::ProfileToJson(profile).dump(1) + "\n");
+  WriteProfile(options.out_path, burst::ProfileToJson(profile).dump(1) + "\n");
   const std::chrono::duration<double> elapsed = Clock::now() - start;
   double params = 0.0;
   for (const burst::Layer& layer : profile.layers) params += layer.param_bytes / 4.0;

@@ -27,6 +27,7 @@
 #include "agent/profile/round_estimates.h"
 #include "agent/profile/run_description.h"
 #include "perf/rubick/plan_selection.h"
+#include "common/atomic_file.h"
 #include "common/toml_reader.h"
 #include "perf/rubick/perf_model.h"
 
@@ -49,15 +50,14 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
+// Crash-safe through <path>.tmp; no exact mode: the profile's files are the user's ordinary
+// output, so the umask decides (0666 under it), as for any file the user writes.
 void WriteFile(const fs::path& path, const std::string& text) {
-  const fs::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw TrainingError("profile: cannot write " + temporary.string());
+  try {
+    WriteFileAtomically(path, text, {.mode = std::nullopt, .temp_name = TempName::kFixed});
+  } catch (const FileError& e) {
+    throw TrainingError(std::string("profile: ") + e.what());
   }
-  fs::rename(temporary, path);
 }
 
 // The configuration itself must not come from SLURM_ELASTIC_* variables (RunChild removes them

@@ -1,4 +1,4 @@
-// SaveRefit/LoadRefit: perf_refit.json through the checkpoint code's private-file helpers.
+// SaveRefit/LoadRefit: perf_refit.json through AtomicFile and the checkpoint code's readers.
 #include "agent/supervisor/refit_store.h"
 
 #include <cstdint>
@@ -6,30 +6,21 @@
 
 #include "agent/checkpoint/checkpoint_error.h"
 #include "agent/checkpoint/private_files.h"
+#include "common/atomic_file.h"
 
 namespace elastic::agent {
 
 namespace fs = std::filesystem;
 namespace ck = checkpoint;
 
+// A unique 0600 temp file (O_EXCL), as the checkpoints beside it are written.
 void SaveRefit(const fs::path& dir, const perf::FittedModel& model) {
-  const fs::path path = dir / kRefitFileName;
-  ck::TempFile temp = ck::CreateTempFile(dir, kRefitFileName);
   try {
-    ck::WriteAll(temp.fd.get(), temp.path, perf::FittedModelToJson(model));
-    ck::SyncFile(temp.fd.get(), temp.path);
-    temp.fd.Close(temp.path);
-    std::error_code error;
-    fs::rename(temp.path, path, error);
-    if (error) {
-      throw CheckpointError(temp.path.string() + ": rename to " + path.string() + ": " +
-                            error.message());
-    }
-  } catch (...) {
-    ck::RemoveFile(temp.path);
-    throw;
+    WriteFileAtomically(dir / kRefitFileName, perf::FittedModelToJson(model),
+                        {.mode = 0600, .temp_name = TempName::kUnique});
+  } catch (const FileError& e) {
+    throw CheckpointError(e.path(), e.reason());
   }
-  ck::SyncDirectory(dir);
 }
 
 std::optional<perf::FittedModel> LoadRefit(const fs::path& dir, const std::string& model_name,
@@ -41,7 +32,7 @@ std::optional<perf::FittedModel> LoadRefit(const fs::path& dir, const std::strin
   std::string text;
   try {
     std::uint64_t size = 0;
-    ck::UniqueFd fd = ck::OpenRegularFile(path, &size);
+    UniqueFd fd = ck::OpenRegularFile(path, &size);
     text.resize(size);
     if (!ck::ReadAt(fd.get(), path, 0, text.data(), text.size())) {
       why = path.string() + ": it shrank while being read";

@@ -1,16 +1,12 @@
 // Registry <-> JSON, and its crash-safe file.
 #include "scheduler/daemon/registry_store.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "common/atomic_file.h"
 
 namespace elastic::daemon {
 namespace {
@@ -77,16 +73,6 @@ JobRecord JobFrom(const nlohmann::json& j) {
   return job;
 }
 
-void WriteAll(int fd, const std::string& text, const std::string& path) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-    done += static_cast<std::size_t>(n);
-  }
-}
-
 }  // namespace
 
 nlohmann::json RegistryToJson(const DaemonState& state) {
@@ -120,34 +106,14 @@ void RegistryFromJson(const nlohmann::json& doc, DaemonState& state) {
   }
 }
 
+// registry.json.tmp under a fixed name (a crash leftover is reused, not piled up), never through
+// a symlink, and fchmod'ed 0600 so a leftover's mode is not passed on (docs/security.md W9).
 void SaveRegistry(const std::string& dir, const DaemonState& state) {
-  const std::string path = dir + "/registry.json", temp = path + ".tmp";
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) throw std::runtime_error("cannot create " + temp + ": " + std::strerror(errno));
-  try {
-    // O_CREAT's mode applies to a new file only: a temp file left with another mode (by an
-    // administrator's copy or restore) would otherwise pass its mode on to registry.json.
-    if (::fchmod(fd, 0600) != 0) {
-      throw std::runtime_error("cannot chmod " + temp + ": " + std::strerror(errno));
-    }
-    // replace: a stray invalid UTF-8 byte in user text must not make every later save fail.
-    const std::string text =
-        RegistryToJson(state).dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-    WriteAll(fd, text + "\n", temp);
-    if (::fsync(fd) != 0) throw std::runtime_error("fsync " + temp + ": " + std::strerror(errno));
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  ::close(fd);
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    throw std::runtime_error("cannot rename " + temp + ": " + std::strerror(errno));
-  }
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);  // the rename itself must survive a crash
-    ::close(dfd);
-  }
+  // replace: a stray invalid UTF-8 byte in user text must not make every later save fail.
+  const std::string text =
+      RegistryToJson(state).dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+  WriteFileAtomically(dir + "/registry.json", text + "\n",
+                      {.mode = 0600, .temp_name = TempName::kFixed});
 }
 
 bool LoadRegistry(const std::string& dir, DaemonState& state) {
