@@ -18,11 +18,11 @@ namespace elastic::agent {
 namespace {
 
 template <typename T>
-void Override(const EnvLookup& env, const char* variable, Parsed<T> (*parse)(std::string_view),
+void Override(const EnvLookup& env, const char* variable, Result<T> (*parse)(std::string_view),
               T& out) {
   auto text = env(variable);
   if (!text) return;
-  Parsed<T> parsed = parse(*text);
+  Result<T> parsed = parse(*text);
   if (!parsed) throw ConfigError(std::string("environment ") + variable + ": " + parsed.error);
   out = *parsed.value;
 }
@@ -51,7 +51,7 @@ perf::FittedModel LoadFitted(
                                         "\" cannot be read: expected a fitted.json "
                                         "(elastic-plan fit)");
   }
-  perf::Checked<perf::FittedModel> fitted = perf::FittedModelFromJson(*text);
+  Result<perf::FittedModel> fitted = perf::FittedModelFromJson(*text);
   if (!fitted) reader.Fail("train.perf_model", "\"" + path + "\": " + fitted.error);
   if (fitted->model_name != model_name) {
     reader.Fail("train.perf_model", "\"" + path + "\" describes model \"" + fitted->model_name +
