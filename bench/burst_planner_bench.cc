@@ -48,9 +48,10 @@ double MedianMs(std::vector<double> samples) {
 double DataParallelMs(const burst::ModelProfile& profile, int gpus) {
   burst::Assignment all;
   all.gpus.assign(profile.layers.size(), gpus);
-  burst::CostOrError cost =
-      burst::EvaluatePlan(profile, burst::DecomposeGraph(profile).graph, all);
-  return cost.error.empty() ? cost.cost.iteration_s * 1e3 : 0.0;
+  Result<burst::Decomposition> graph = burst::DecomposeGraph(profile);
+  if (!graph) return 0.0;
+  Result<burst::PlanCost> cost = burst::EvaluatePlan(profile, *graph, all);
+  return cost ? cost->iteration_s * 1e3 : 0.0;
 }
 
 struct Options {
@@ -114,27 +115,27 @@ int main(int argc, char** argv) {
       planner.amp_limit = options.amp_limit;
       planner.counts = options.all_counts ? burst::CountSet::kAll : burst::CountSet::kPowersOfTwo;
       std::vector<double> samples;
-      burst::PlanOrError result;
+      Result<burst::BurstPlan> result;
       for (int run = 0; run < options.runs; ++run) {
         auto started = Clock::now();
         result = burst::PlanBurst(profile, planner);
         samples.push_back(
             std::chrono::duration<double, std::milli>(Clock::now() - started).count());
       }
-      if (!result.plan) {
+      if (!result) {
         std::fprintf(stderr, "burst_planner_bench: %s: %s\n", model.name, result.error.c_str());
         return 1;
       }
-      burst::PlanOrError uniform = burst::BestUniformPlan(profile, planner);
+      Result<burst::BurstPlan> uniform = burst::BestUniformPlan(profile, planner);
       double ms = MedianMs(samples);
       if (s == 1 && std::string(model.name) == "Inception-v3") inception_1024_ms = ms;
-      const burst::PlanCost& cost = result.plan->cost;
+      const burst::PlanCost& cost = result->cost;
       double dp_ms = DataParallelMs(profile, scale.gpus);
       std::printf("%-17s %5d %6zu %6d %9.3f %9.0f %6.0fx | %9.3f %5.2f | %9.3f | %10.3f %5d\n",
-                  model.name, scale.gpus, profile.layers.size(), result.plan->blocks, ms,
+                  model.name, scale.gpus, profile.layers.size(), result->blocks, ms,
                   model.table3_ms[s], model.table3_ms[s] / ms, cost.iteration_s * 1e3,
-                  cost.amplification, dp_ms, uniform.plan->cost.iteration_s * 1e3,
-                  uniform.plan->assignment.gpus.front());
+                  cost.amplification, dp_ms, uniform->cost.iteration_s * 1e3,
+                  uniform->assignment.gpus.front());
     }
   }
   std::printf("table3_ms: DeepPool Table 3 (single-threaded Python, power-of-two counts); ratio = "

@@ -32,8 +32,8 @@ double ThreadCpuSeconds() {
 // rubick and elastic choose CPUs as well as devices.
 void BenchDecision(const std::string& name) {
   using namespace elastic::policy;
-  ClusterState cluster = elastic::sim::ParseClusterSpec("1000x8:cpus=64").cluster;
-  auto policy = MakePolicy(name).policy;
+  ClusterState cluster = *elastic::sim::ParseClusterSpec("1000x8:cpus=64");
+  auto policy = *MakePolicy(name);
   std::vector<JobState> jobs;
   for (int i = 0; i < 500; ++i) {
     JobState job;
@@ -83,23 +83,23 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) specs.push_back(argv[i]);
   if (specs.empty()) specs = {"16x8", "64x8"};
   for (const char* name : {"backfill", "easyscale", "rubick", "elastic"}) BenchDecision(name);
-  elastic::sim::TraceOrError trace = elastic::sim::LoadTrace(trace_path);
-  if (!trace.error.empty()) {
+  auto trace = elastic::sim::LoadTrace(trace_path);
+  if (!trace) {
     std::fprintf(stderr, "policy_bench: %s\n", trace.error.c_str());
     return 1;
   }
   for (const std::string& spec : specs) {
-    elastic::sim::ClusterOrError cluster = elastic::sim::ParseClusterSpec(spec);
-    if (!cluster.error.empty()) {
+    auto cluster = elastic::sim::ParseClusterSpec(spec);
+    if (!cluster) {
       std::fprintf(stderr, "%s\n", cluster.error.c_str());
       return 1;
     }
     double backfill_jct = 0.0;
     for (const char* name : {"backfill", "easyscale", "rubick", "elastic"}) {
-      auto policy = elastic::policy::MakePolicy(name).policy;
+      auto policy = *elastic::policy::MakePolicy(name);
       auto start = Clock::now();
       double cpu_start = ThreadCpuSeconds();
-      elastic::sim::SimResult result = elastic::sim::Simulate(cluster.cluster, trace.jobs, *policy);
+      elastic::sim::SimResult result = elastic::sim::Simulate(*cluster, *trace, *policy);
       double cpu_seconds = ThreadCpuSeconds() - cpu_start;
       double seconds = Seconds(start);
       if (!result.error.empty()) {

@@ -157,12 +157,12 @@ int main(int argc, char** argv) {
     const char* scenario = pressure ? "pressure" : "grow";
     Bench(scenario, s, "greedy", nullptr, repeats);
     for (const char* name : kPolicies) {
-      PolicyOrError made = MakePolicy(name, LivePolicyOptions(LiveOptionsFrom(BenchOptions())));
-      if (!made.policy) {
+      auto made = MakePolicy(name, LivePolicyOptions(LiveOptionsFrom(BenchOptions())));
+      if (!made) {
         std::fprintf(stderr, "resize_planner_bench: %s\n", made.error.c_str());
         return 1;
       }
-      Bench(scenario, s, name, made.policy.get(), repeats);
+      Bench(scenario, s, name, made->get(), repeats);
     }
   }
   return 0;

@@ -31,12 +31,12 @@ constexpr Table<Determinism, 4> kLevels{{{"d0", Determinism::kD0},
 constexpr std::int64_t kMaxCount = 1 << 20;
 
 template <typename T, std::size_t N>
-Parsed<T> Lookup(const Table<T, N>& table, std::string_view text, std::string_view choices) {
+Result<T> Lookup(const Table<T, N>& table, std::string_view text, std::string_view choices) {
   for (const auto& [name, value] : table) {
-    if (name == text) return {value, {}};
+    if (name == text) return Result<T>::Ok(value);
   }
-  return {std::nullopt, "invalid value \"" + std::string(text) + "\": expected one of " +
-                            std::string(choices)};
+  return Result<T>::Fail("invalid value \"" + std::string(text) + "\": expected one of " +
+                         std::string(choices));
 }
 
 template <typename T, std::size_t N>
@@ -49,25 +49,26 @@ std::string_view NameOf(const Table<T, N>& table, T value) {
 
 }  // namespace
 
-Parsed<Plan> ParsePlan(std::string_view text) { return Lookup(kPlans, text, PlanChoices()); }
-Parsed<SlaClass> ParseSlaClass(std::string_view text) {
+Result<Plan> ParsePlan(std::string_view text) { return Lookup(kPlans, text, PlanChoices()); }
+Result<SlaClass> ParseSlaClass(std::string_view text) {
   return Lookup(kClasses, text, SlaClassChoices());
 }
-Parsed<Determinism> ParseDeterminism(std::string_view text) {
+Result<Determinism> ParseDeterminism(std::string_view text) {
   return Lookup(kLevels, text, DeterminismChoices());
 }
 
-Parsed<std::int64_t> ParsePositiveCount(std::string_view text) {
+Result<std::int64_t> ParsePositiveCount(std::string_view text) {
   std::int64_t value = 0;
   const char* end = text.data() + text.size();
   // from_chars alone accepts a leading '-'; require digits only so "+3", " 3", "3x" all fail.
   bool digits_only = !text.empty() && text.find_first_not_of("0123456789") == text.npos;
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (!digits_only || ec != std::errc() || ptr != end || value < 1 || value > kMaxCount) {
-    return {std::nullopt, "invalid value \"" + std::string(text) +
-                              "\": expected an integer from 1 to " + std::to_string(kMaxCount)};
+    return Result<std::int64_t>::Fail("invalid value \"" + std::string(text) +
+                                      "\": expected an integer from 1 to " +
+                                      std::to_string(kMaxCount));
   }
-  return {value, {}};
+  return Result<std::int64_t>::Ok(value);
 }
 
 std::string_view ToString(Plan plan) { return NameOf(kPlans, plan); }

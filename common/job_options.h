@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 #include <string_view>
+
+#include "common/result.h"
 
 namespace elastic {
 
@@ -14,19 +14,11 @@ enum class Plan { kAuto, kDp, kGa, kGc, kZeroDp, kZeroOffload, kTp, kPp, kBurst 
 enum class SlaClass { kGuaranteed, kBestEffort, kBackground };
 enum class Determinism { kD0, kD1, kD2, kStatistical };
 
-// A parsed value or the reason it was refused.
-template <typename T>
-struct Parsed {
-  std::optional<T> value;
-  std::string error;  // empty when value is set
-  explicit operator bool() const { return value.has_value(); }
-};
-
-Parsed<Plan> ParsePlan(std::string_view text);
-Parsed<SlaClass> ParseSlaClass(std::string_view text);
-Parsed<Determinism> ParseDeterminism(std::string_view text);
+Result<Plan> ParsePlan(std::string_view text);
+Result<SlaClass> ParseSlaClass(std::string_view text);
+Result<Determinism> ParseDeterminism(std::string_view text);
 // A positive count such as --elastic-est (1 .. 1,048,576), decimal digits only.
-Parsed<std::int64_t> ParsePositiveCount(std::string_view text);
+Result<std::int64_t> ParsePositiveCount(std::string_view text);
 
 std::string_view ToString(Plan plan);
 std::string_view ToString(SlaClass sla_class);

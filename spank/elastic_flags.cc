@@ -37,7 +37,7 @@ bool HasValue(const char* value) {
 }
 
 template <typename T>
-std::string Store(std::optional<T>& slot, const Parsed<T>& parsed) {
+std::string Store(std::optional<T>& slot, const Result<T>& parsed) {
   if (!parsed) return parsed.error;
   slot = parsed.value;
   return {};

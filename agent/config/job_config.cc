@@ -107,11 +107,11 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
 
 // The SPANK plugin exports the submission flags to every task; they win over the file.
 template <typename T>
-void Override(const EnvLookup& env, const char* variable, Parsed<T> (*parse)(std::string_view),
+void Override(const EnvLookup& env, const char* variable, Result<T> (*parse)(std::string_view),
               T& out, std::string& origin) {
   auto text = env(variable);
   if (!text) return;
-  Parsed<T> parsed = parse(*text);
+  Result<T> parsed = parse(*text);
   if (!parsed) throw ConfigError(std::string("environment ") + variable + ": " + parsed.error);
   out = *parsed.value;
   origin = variable;
@@ -230,12 +230,11 @@ std::optional<std::vector<std::int64_t>> ParseBurstWorkers(std::string_view text
 
 }  // namespace
 
-Parsed<PlanArgs> ParsePlanArgs(std::string_view text) {
+Result<PlanArgs> ParsePlanArgs(std::string_view text) {
   PlanArgs args;
-  Parsed<PlanArgs> out;
   if (!text.empty() && text.back() == ',') {
-    out.error = "invalid value " + Quoted(text) + ": a trailing comma; expected c=<host threads>";
-    return out;
+    return Result<PlanArgs>::Fail("invalid value " + Quoted(text) +
+                                  ": a trailing comma; expected c=<host threads>");
   }
   while (!text.empty()) {
     const std::size_t comma = text.find(',');
@@ -246,19 +245,19 @@ Parsed<PlanArgs> ParsePlanArgs(std::string_view text) {
     const std::string_view value =
         eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
     if ((key != "c" && key != "burst") || eq == std::string_view::npos) {
-      out.error = "invalid item " + Quoted(item) +
-                  ": expected c=<host threads> (e.g. \"c=2\") or burst=<ranks per block> "
-                  "(e.g. \"burst=2/1/1/2\")";
-      return out;
+      return Result<PlanArgs>::Fail(
+          "invalid item " + Quoted(item) +
+          ": expected c=<host threads> (e.g. \"c=2\") or burst=<ranks per block> "
+          "(e.g. \"burst=2/1/1/2\")");
     }
     if (key == "burst") {
       auto workers = ParseBurstWorkers(value);
       if (!workers) {
-        out.error = "invalid value " + Quoted(value) +
-                    " for burst: expected one rank count per model block, each an integer from "
-                    "1 to " +
-                    std::to_string(kMaxEsts) + ", separated by / (e.g. \"2/1/1/2\")";
-        return out;
+        return Result<PlanArgs>::Fail(
+            "invalid value " + Quoted(value) +
+            " for burst: expected one rank count per model block, each an integer from "
+            "1 to " +
+            std::to_string(kMaxEsts) + ", separated by / (e.g. \"2/1/1/2\")");
       }
       args.burst_workers = std::move(*workers);
       continue;
@@ -267,14 +266,13 @@ Parsed<PlanArgs> ParsePlanArgs(std::string_view text) {
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
     if (ec != std::errc() || end != value.data() + value.size() || threads < 1 ||
         threads > kMaxThreads) {
-      out.error = "invalid value " + Quoted(value) + " for c: expected an integer from 1 to " +
-                  std::to_string(kMaxThreads);
-      return out;
+      return Result<PlanArgs>::Fail("invalid value " + Quoted(value) +
+                                    " for c: expected an integer from 1 to " +
+                                    std::to_string(kMaxThreads));
     }
     args.cpu_threads = threads;
   }
-  out.value = args;
-  return out;
+  return Result<PlanArgs>::Ok(std::move(args));
 }
 
 std::string_view ToString(Augment augment) { return augment == Augment::kFlip ? "flip" : "none"; }

@@ -137,7 +137,7 @@ struct PlanArgs {
   std::optional<std::int64_t> cpu_threads;
   std::optional<std::vector<std::int64_t>> burst_workers;
 };
-Parsed<PlanArgs> ParsePlanArgs(std::string_view text);
+Result<PlanArgs> ParsePlanArgs(std::string_view text);
 
 // Checks data.path's contents for the job's model; fails through `reader` like every other check.
 using DataCheck = std::function<void(TomlReader& reader, const JobConfig& config)>;

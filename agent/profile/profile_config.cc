@@ -95,7 +95,7 @@ ProfileRun ParseRun(const Reader& reader, const toml::table& table, const std::s
   auto word = reader.String(table, prefix, "plan");
   if (!word) reader.Fail(&table, prefix + "plan", "missing: expected dp, ga, gc, zero-dp, "
                                                    "zero-offload, pp or tp");
-  Parsed<Plan> plan = ParsePlan(*word);
+  Result<Plan> plan = ParsePlan(*word);
   if (!plan || *plan.value == Plan::kAuto || *plan.value == Plan::kBurst) {
     reader.Fail(table.get("plan"), prefix + "plan",
                 "invalid value \"" + *word + "\": expected dp, ga, gc, zero-dp, zero-offload, "

@@ -45,7 +45,7 @@ std::vector<std::pair<std::string, std::string>> GenerationPlanner::Choose(std::
     note_(g + "the job's own (not an --elastic job: SLURM_ELASTIC is unset)");
   } else if (const perf::FittedModel* model = Model()) {
     running_allocation_ = AllocationFromEnv(nodes, env_);
-    perf::Checked<PlanSelection> s = SelectPlan(*model, request, running_allocation_);
+    Result<PlanSelection> s = SelectPlan(*model, request, running_allocation_);
     if (s) {
       chosen = *s;
     } else {
@@ -104,7 +104,7 @@ void GenerationPlanner::OnDrift(const DriftTrigger& trigger) {
     }
   }
   UpdateSpeedCurve();
-  perf::Checked<perf::IterationTime> now =
+  Result<perf::IterationTime> now =
       PredictAgentPlan(refit_->model(), request, running_allocation_, running_selection_->plan);
   if (now) {
     char text[160];

@@ -40,7 +40,7 @@ perf::FittedModel LoadFitted(
                                         "\" cannot be read: expected a fitted.json "
                                         "(elastic-plan fit)");
   }
-  perf::Checked<perf::FittedModel> fitted = perf::FittedModelFromJson(*text);
+  Result<perf::FittedModel> fitted = perf::FittedModelFromJson(*text);
   if (!fitted) reader.Fail("train.perf_model", "\"" + path + "\": " + fitted.error);
   if (fitted->model_name != model_name) {
     reader.Fail("train.perf_model", "\"" + path + "\" describes model \"" + fitted->model_name +

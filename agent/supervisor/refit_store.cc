@@ -42,7 +42,7 @@ std::optional<perf::FittedModel> LoadRefit(const fs::path& dir, const std::strin
     why = e.what();
     return std::nullopt;
   }
-  perf::Checked<perf::FittedModel> model = perf::FittedModelFromJson(text);
+  Result<perf::FittedModel> model = perf::FittedModelFromJson(text);
   if (!model) {
     why = path.string() + ": " + model.error;
     return std::nullopt;

@@ -18,8 +18,8 @@ class Decomposer {
     ComputePostDominators();
   }
 
-  DecompositionOrError Run() {
-    DecompositionOrError result;
+  Result<Decomposition> Run() {
+    Decomposition graph;
     int n = static_cast<int>(profile_.layers.size());
     for (int i = 0; i + 1 < n; ++i) {
       if (consumers_[i].empty()) {
@@ -27,19 +27,17 @@ class Decomposer {
                     Label(n - 1) + ") may have no consumers");
       }
     }
-    std::string error = ParseSeries(0, -1, result.graph.main);
+    std::string error = ParseSeries(0, -1, graph.main);
     if (!error.empty()) return Fail(error);
     if (visited_ != n) return Fail("internal: decomposition visited " + std::to_string(visited_) +
                                    " of " + std::to_string(n) + " layers");
-    result.graph.blocks = std::move(blocks_);
-    return result;
+    graph.blocks = std::move(blocks_);
+    return Result<Decomposition>::Ok(std::move(graph));
   }
 
  private:
-  static DecompositionOrError Fail(std::string message) {
-    DecompositionOrError result;
-    result.error = std::move(message);
-    return result;
+  static Result<Decomposition> Fail(std::string message) {
+    return Result<Decomposition>::Fail(std::move(message));
   }
 
   std::string Label(int index) const {
@@ -147,7 +145,7 @@ int BranchEnd(const Block& block, const Series& branch) {
   return branch.steps.empty() ? block.fork : branch.steps.back().layer;
 }
 
-DecompositionOrError DecomposeGraph(const ModelProfile& profile) {
+Result<Decomposition> DecomposeGraph(const ModelProfile& profile) {
   return Decomposer(profile).Run();
 }
 

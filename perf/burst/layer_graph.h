@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "perf/burst/profile.h"
 
 namespace elastic::burst {
@@ -42,13 +43,9 @@ struct Decomposition {
   std::vector<Block> blocks;  // nested blocks come before the blocks that contain them
 };
 
-struct DecompositionOrError {
-  Decomposition graph;
-  std::string error;  // set when the graph is not series-parallel; names the offending layer
-};
-
-// REQUIRES: ValidateProfile(profile) is empty.
-DecompositionOrError DecomposeGraph(const ModelProfile& profile);
+// REQUIRES: ValidateProfile(profile) is empty. Fails when the graph is not series-parallel, naming
+// the offending layer.
+Result<Decomposition> DecomposeGraph(const ModelProfile& profile);
 
 // Index of the last layer of a non-empty branch, or the fork for an empty one: the layer whose
 // output the join receives from that branch.

@@ -20,10 +20,9 @@ class Evaluator {
     cost_.layers.resize(profile.layers.size());
   }
 
-  CostOrError Run() {
-    CostOrError result;
-    result.error = Check();
-    if (!result.error.empty()) return result;
+  Result<PlanCost> Run() {
+    std::string error = Check();
+    if (!error.empty()) return Result<PlanCost>::Fail(std::move(error));
     Span span = EvalSeries(graph_.main, -1, false, false);
     cost_.iteration_s = span.time_s;
     cost_.peak_gpus = span.peak_gpus;
@@ -36,8 +35,7 @@ class Evaluator {
           std::max(cost_.max_layer_amplification, layer.amplification);
     }
     cost_.amplification = cost_.gpu_sec / cost_.single_gpu_s;
-    result.cost = std::move(cost_);
-    return result;
+    return Result<PlanCost>::Ok(std::move(cost_));
   }
 
  private:
@@ -162,8 +160,8 @@ class Evaluator {
 
 }  // namespace
 
-CostOrError EvaluatePlan(const ModelProfile& profile, const Decomposition& graph,
-                         const Assignment& assignment) {
+Result<PlanCost> EvaluatePlan(const ModelProfile& profile, const Decomposition& graph,
+                              const Assignment& assignment) {
   return Evaluator(profile, graph, assignment).Run();
 }
 

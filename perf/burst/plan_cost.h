@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "perf/burst/layer_graph.h"
 #include "perf/burst/profile.h"
 
@@ -53,13 +54,9 @@ struct PlanCost {
   int peak_gpus = 0;  // most GPUs busy at once, separate branches included
 };
 
-struct CostOrError {
-  PlanCost cost;
-  std::string error;  // set when the assignment does not fit the profile or graph
-};
-
-// REQUIRES: `graph` is DecomposeGraph(profile).graph for a validated profile.
-CostOrError EvaluatePlan(const ModelProfile& profile, const Decomposition& graph,
-                         const Assignment& assignment);
+// REQUIRES: `graph` is *DecomposeGraph(profile) for a validated profile. Fails when the
+// assignment does not fit the profile or graph.
+Result<PlanCost> EvaluatePlan(const ModelProfile& profile, const Decomposition& graph,
+                              const Assignment& assignment);
 
 }  // namespace elastic::burst

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "perf/burst/cost_model.h"
@@ -432,22 +433,18 @@ class Search {
 struct Prepared {
   Decomposition graph;
   std::vector<int> counts;
-  std::string error;
 };
 
-Prepared Prepare(const ModelProfile& profile, const PlannerOptions& options) {
+Result<Prepared> Prepare(const ModelProfile& profile, const PlannerOptions& options) {
+  std::string error = ValidateOptions(options);
+  if (error.empty()) error = ValidateProfile(profile);
+  if (!error.empty()) return Result<Prepared>::Fail(std::move(error));
+  Result<Decomposition> decomposed = DecomposeGraph(profile);
+  if (!decomposed) return Result<Prepared>::Fail(std::move(decomposed.error));
   Prepared prepared;
-  prepared.error = ValidateOptions(options);
-  if (prepared.error.empty()) prepared.error = ValidateProfile(profile);
-  if (!prepared.error.empty()) return prepared;
-  DecompositionOrError decomposed = DecomposeGraph(profile);
-  if (!decomposed.error.empty()) {
-    prepared.error = decomposed.error;
-    return prepared;
-  }
-  prepared.graph = std::move(decomposed.graph);
+  prepared.graph = std::move(*decomposed);
   prepared.counts = CandidateCounts(options.gpus, profile.global_batch, options.counts);
-  return prepared;
+  return Result<Prepared>::Ok(std::move(prepared));
 }
 
 }  // namespace
@@ -474,57 +471,46 @@ std::string ValidateOptions(const PlannerOptions& options) {
   return {};
 }
 
-PlanOrError PlanBurst(const ModelProfile& profile, const PlannerOptions& options) {
-  PlanOrError result;
-  Prepared prepared = Prepare(profile, options);
-  if (!prepared.error.empty()) {
-    result.error = prepared.error;
-    return result;
-  }
-  Search search(profile, prepared.graph, options, prepared.counts);
+Result<BurstPlan> PlanBurst(const ModelProfile& profile, const PlannerOptions& options) {
+  Result<Prepared> prepared = Prepare(profile, options);
+  if (!prepared) return Result<BurstPlan>::Fail(std::move(prepared.error));
+  Search search(profile, prepared->graph, options, prepared->counts);
   double best = search.Run();
   if (best == kInf) {
-    result.error = "internal: no plan found (one GPU per layer always satisfies a limit >= 1)";
-    return result;
+    return Result<BurstPlan>::Fail(
+        "internal: no plan found (one GPU per layer always satisfies a limit >= 1)");
   }
   BurstPlan plan;
   plan.assignment = search.Reconstruct();
-  CostOrError cost = EvaluatePlan(profile, prepared.graph, plan.assignment);
-  if (!cost.error.empty()) {
-    result.error = "internal: " + cost.error;
-    return result;
-  }
-  plan.cost = std::move(cost.cost);
+  Result<PlanCost> cost = EvaluatePlan(profile, prepared->graph, plan.assignment);
+  if (!cost) return Result<BurstPlan>::Fail("internal: " + cost.error);
+  plan.cost = std::move(*cost);
   plan.searched_iteration_s = best;
-  plan.candidate_counts = prepared.counts;
-  plan.blocks = static_cast<int>(prepared.graph.blocks.size());
+  plan.candidate_counts = prepared->counts;
+  plan.blocks = static_cast<int>(prepared->graph.blocks.size());
   plan.block_tables = search.TableCount();
-  result.plan = std::move(plan);
-  return result;
+  return Result<BurstPlan>::Ok(std::move(plan));
 }
 
-PlanOrError BestUniformPlan(const ModelProfile& profile, const PlannerOptions& options) {
-  PlanOrError result;
-  Prepared prepared = Prepare(profile, options);
-  if (!prepared.error.empty()) {
-    result.error = prepared.error;
-    return result;
-  }
-  for (int g : prepared.counts) {
+Result<BurstPlan> BestUniformPlan(const ModelProfile& profile, const PlannerOptions& options) {
+  Result<Prepared> prepared = Prepare(profile, options);
+  if (!prepared) return Result<BurstPlan>::Fail(std::move(prepared.error));
+  std::optional<BurstPlan> best;
+  for (int g : prepared->counts) {
     BurstPlan plan;
     plan.assignment.gpus.assign(profile.layers.size(), g);
-    CostOrError cost = EvaluatePlan(profile, prepared.graph, plan.assignment);
-    if (!cost.error.empty()) continue;
-    if (cost.cost.max_layer_amplification > options.amp_limit * (1.0 + kAmpSlack)) continue;
-    if (result.plan && result.plan->cost.iteration_s <= cost.cost.iteration_s) continue;
-    plan.cost = std::move(cost.cost);
+    Result<PlanCost> cost = EvaluatePlan(profile, prepared->graph, plan.assignment);
+    if (!cost) continue;
+    if (cost->max_layer_amplification > options.amp_limit * (1.0 + kAmpSlack)) continue;
+    if (best && best->cost.iteration_s <= cost->iteration_s) continue;
+    plan.cost = std::move(*cost);
     plan.searched_iteration_s = plan.cost.iteration_s;
-    plan.candidate_counts = prepared.counts;
-    plan.blocks = static_cast<int>(prepared.graph.blocks.size());
-    result.plan = std::move(plan);
+    plan.candidate_counts = prepared->counts;
+    plan.blocks = static_cast<int>(prepared->graph.blocks.size());
+    best = std::move(plan);
   }
-  if (!result.plan) result.error = "internal: no uniform plan within the limit";
-  return result;
+  if (!best) return Result<BurstPlan>::Fail("internal: no uniform plan within the limit");
+  return Result<BurstPlan>::Ok(std::move(*best));
 }
 
 }  // namespace elastic::burst

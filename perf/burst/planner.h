@@ -28,10 +28,10 @@
 // Pure (no I/O, no clocks); thread-safe; returns values, never throws for "no plan".
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "perf/burst/layer_graph.h"
 #include "perf/burst/plan_cost.h"
 #include "perf/burst/profile.h"
@@ -62,11 +62,6 @@ struct BurstPlan {
   int block_tables = 0;                // distinct block tables computed (identical blocks share)
 };
 
-struct PlanOrError {
-  std::optional<BurstPlan> plan;
-  std::string error;  // set when the profile, graph or options are unusable
-};
-
 // GPU counts considered for `gpus` GPUs and `global_batch` samples (a layer never gets more GPUs
 // than samples). Empty when gpus < 1 or global_batch < 1.
 std::vector<int> CandidateCounts(int gpus, int global_batch, CountSet counts);
@@ -74,10 +69,11 @@ std::vector<int> CandidateCounts(int gpus, int global_batch, CountSet counts);
 // Empty when the options are usable for `profile`, else a message naming the option.
 std::string ValidateOptions(const PlannerOptions& options);
 
-PlanOrError PlanBurst(const ModelProfile& profile, const PlannerOptions& options);
+// Fails when the profile, graph or options are unusable.
+Result<BurstPlan> PlanBurst(const ModelProfile& profile, const PlannerOptions& options);
 
 // The fastest uniform data-parallel plan (every layer on the same count) among the candidate
 // counts that respects the amplification limit: the baseline burst plans are compared with.
-PlanOrError BestUniformPlan(const ModelProfile& profile, const PlannerOptions& options);
+Result<BurstPlan> BestUniformPlan(const ModelProfile& profile, const PlannerOptions& options);
 
 }  // namespace elastic::burst

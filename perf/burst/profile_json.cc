@@ -19,7 +19,7 @@ class ProfileReader {
  public:
   explicit ProfileReader(std::string name) : name_(std::move(name)) {}
 
-  ProfileOrError Read(std::string_view text) {
+  Result<ModelProfile> Read(std::string_view text) {
     json root;
     try {
       root = json::parse(text);
@@ -29,14 +29,12 @@ class ProfileReader {
     if (!ReadRoot(root)) return Failed(error_);
     std::string invalid = ValidateProfile(profile_);
     if (!invalid.empty()) return Failed(invalid);
-    return {std::move(profile_), {}};
+    return Result<ModelProfile>::Ok(std::move(profile_));
   }
 
  private:
-  ProfileOrError Failed(const std::string& what) const {
-    ProfileOrError result;
-    result.error = name_ + ": " + what;
-    return result;
+  Result<ModelProfile> Failed(const std::string& what) const {
+    return Result<ModelProfile>::Fail(name_ + ": " + what);
   }
 
   bool Fail(const std::string& path, const std::string& what) {
@@ -226,17 +224,13 @@ json SummaryJson(const BurstPlan& plan) {
 
 }  // namespace
 
-ProfileOrError ParseProfileJson(std::string_view text, const std::string& name) {
+Result<ModelProfile> ParseProfileJson(std::string_view text, const std::string& name) {
   return ProfileReader(name).Read(text);
 }
 
-ProfileOrError LoadProfileJson(const std::string& path) {
+Result<ModelProfile> LoadProfileJson(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ProfileOrError result;
-    result.error = path + ": cannot open the profile";
-    return result;
-  }
+  if (!in) return Result<ModelProfile>::Fail(path + ": cannot open the profile");
   std::ostringstream text;
   text << in.rdbuf();
   return ParseProfileJson(text.str(), path);

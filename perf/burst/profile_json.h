@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/result.h"
 #include "perf/burst/planner.h"
 #include "perf/burst/profile.h"
 
@@ -14,14 +15,10 @@ namespace elastic::burst {
 
 inline constexpr std::string_view kProfileFormat = "elastic-burst-profile/1";
 
-struct ProfileOrError {
-  ModelProfile profile;
-  std::string error;  // "<name>: <json path>: <what was expected>" on failure
-};
-
-// `name` only labels errors. The result also passed ValidateProfile.
-ProfileOrError ParseProfileJson(std::string_view text, const std::string& name);
-ProfileOrError LoadProfileJson(const std::string& path);
+// `name` only labels errors, which read "<name>: <json path>: <what was expected>". The result
+// also passed ValidateProfile.
+Result<ModelProfile> ParseProfileJson(std::string_view text, const std::string& name);
+Result<ModelProfile> LoadProfileJson(const std::string& path);
 
 // The profile in the same format (round-trips through ParseProfileJson).
 nlohmann::json ProfileToJson(const ModelProfile& profile);

@@ -24,16 +24,16 @@ FitSplit Complete(std::vector<int> train, size_t total) {
 
 }  // namespace
 
-Checked<FitSplit> DefaultFitSplit(std::span<const ProfiledRun> runs, int n) {
+Result<FitSplit> DefaultFitSplit(std::span<const ProfiledRun> runs, int n) {
   if (n < kMinFitPoints) {
-    return Checked<FitSplit>::Fail("fitting needs at least " + std::to_string(kMinFitPoints) +
-                                   " points (Rubick §4.3), got " + std::to_string(n));
+    return Result<FitSplit>::Fail("fitting needs at least " + std::to_string(kMinFitPoints) +
+                                  " points (Rubick §4.3), got " + std::to_string(n));
   }
   if (static_cast<int>(runs.size()) < n) {
-    return Checked<FitSplit>::Fail(
-        "the profile holds " + std::to_string(runs.size()) + " points, fewer than the " +
-        std::to_string(n) + " to fit on (at least " + std::to_string(kMinFitPoints) +
-        ", Rubick §4.3): profile more configurations");
+    return Result<FitSplit>::Fail("the profile holds " + std::to_string(runs.size()) +
+                                  " points, fewer than the " + std::to_string(n) +
+                                  " to fit on (at least " + std::to_string(kMinFitPoints) +
+                                  ", Rubick §4.3): profile more configurations");
   }
   std::vector<int> chosen;
   std::vector<bool> taken(runs.size(), false);
@@ -62,28 +62,26 @@ Checked<FitSplit> DefaultFitSplit(std::span<const ProfiledRun> runs, int n) {
   for (size_t i = 0; i < runs.size() && static_cast<int>(chosen.size()) < n; ++i) {
     if (!taken[i]) take(i);
   }
-  return Checked<FitSplit>::Ok(Complete(std::move(chosen), runs.size()));
+  return Result<FitSplit>::Ok(Complete(std::move(chosen), runs.size()));
 }
 
-Checked<FitSplit> ExplicitFitSplit(std::span<const ProfiledRun> runs,
-                                   std::span<const int> indices) {
+Result<FitSplit> ExplicitFitSplit(std::span<const ProfiledRun> runs, std::span<const int> indices) {
   std::set<int> seen;
   for (int index : indices) {
     if (index < 0 || index >= static_cast<int>(runs.size())) {
-      return Checked<FitSplit>::Fail("training index " + std::to_string(index) +
-                                     " is out of range: expected 0 to " +
-                                     std::to_string(static_cast<int>(runs.size()) - 1));
+      return Result<FitSplit>::Fail("training index " + std::to_string(index) +
+                                    " is out of range: expected 0 to " +
+                                    std::to_string(static_cast<int>(runs.size()) - 1));
     }
     if (!seen.insert(index).second) {
-      return Checked<FitSplit>::Fail("training index " + std::to_string(index) +
-                                     " is given twice");
+      return Result<FitSplit>::Fail("training index " + std::to_string(index) + " is given twice");
     }
   }
   if (static_cast<int>(seen.size()) < kMinFitPoints) {
-    return Checked<FitSplit>::Fail("fitting needs at least " + std::to_string(kMinFitPoints) +
-                                   " points (Rubick §4.3), got " + std::to_string(seen.size()));
+    return Result<FitSplit>::Fail("fitting needs at least " + std::to_string(kMinFitPoints) +
+                                  " points (Rubick §4.3), got " + std::to_string(seen.size()));
   }
-  return Checked<FitSplit>::Ok(Complete({seen.begin(), seen.end()}, runs.size()));
+  return Result<FitSplit>::Ok(Complete({seen.begin(), seen.end()}, runs.size()));
 }
 
 FitEvaluation EvaluateFit(const ModelDesc& model, std::span<const ProfiledRun> runs,
@@ -94,7 +92,7 @@ FitEvaluation EvaluateFit(const ModelDesc& model, std::span<const ProfiledRun> r
     row.index = static_cast<int>(i);
     row.trained = std::binary_search(split.train.begin(), split.train.end(), row.index);
     row.measured = runs[i].point.throughput;
-    Checked<IterationTime> predicted =
+    Result<IterationTime> predicted =
         PredictIteration(model, runs[i].point.resources, runs[i].point.plan, params);
     row.predicted = predicted ? predicted->throughput : 0;
     row.rel_error = std::abs(row.predicted - row.measured) / row.measured;

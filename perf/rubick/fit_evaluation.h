@@ -1,12 +1,12 @@
 // Which profiled points fit the performance model and how well it then predicts the others
 // (Rubick §4.3 fits on >= 7 points, 3 of them ZeRO-Offload; §7.1 reports the prediction error on
-// unseen configurations). Pure and thread-safe; errors: Checked<T>.
+// unseen configurations). Pure and thread-safe; errors: Result<T>.
 #pragma once
 
 #include <span>
 #include <vector>
 
-#include "perf/rubick/checked.h"
+#include "common/result.h"
 #include "perf/rubick/perf_json.h"
 
 namespace elastic::perf {
@@ -21,10 +21,10 @@ struct FitSplit {
 // ZeRO-Offload runs, one per distinct (workers, c) in file order; then the other runs, one per
 // distinct (plan family, workers, intra-op threads) in file order; then any remaining runs in
 // file order until `n` are chosen. Fails when n < kMinFitPoints or there are fewer than n runs.
-Checked<FitSplit> DefaultFitSplit(std::span<const ProfiledRun> runs, int n);
+Result<FitSplit> DefaultFitSplit(std::span<const ProfiledRun> runs, int n);
 
 // Exactly `indices` (0-based, distinct, in range) train; every other run is a test point.
-Checked<FitSplit> ExplicitFitSplit(std::span<const ProfiledRun> runs, std::span<const int> indices);
+Result<FitSplit> ExplicitFitSplit(std::span<const ProfiledRun> runs, std::span<const int> indices);
 
 struct PointPrediction {
   int index = 0;

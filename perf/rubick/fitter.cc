@@ -116,7 +116,7 @@ double Rmsle(const ModelDesc& model, std::span<const ProfiledPoint> points,
   if (points.empty()) return 0;
   double sum = 0;
   for (const ProfiledPoint& point : points) {
-    Checked<IterationTime> time = PredictIteration(model, point.resources, point.plan, params);
+    Result<IterationTime> time = PredictIteration(model, point.resources, point.plan, params);
     const double predicted = time ? time->throughput : 0.0;
     const double e = std::log(log_offset + predicted) - std::log(log_offset + point.throughput);
     sum += e * e;
@@ -124,10 +124,10 @@ double Rmsle(const ModelDesc& model, std::span<const ProfiledPoint> points,
   return std::sqrt(sum / static_cast<double>(points.size()));
 }
 
-Checked<FitResult> FitPerfParams(const ModelDesc& model, std::span<const ProfiledPoint> points,
-                                 const FitOptions& options) {
+Result<FitResult> FitPerfParams(const ModelDesc& model, std::span<const ProfiledPoint> points,
+                                const FitOptions& options) {
   if (std::string why = CheckInputs(model, points, options); !why.empty()) {
-    return Checked<FitResult>::Fail(std::move(why));
+    return Result<FitResult>::Fail(std::move(why));
   }
   Problem problem{&model, points, &options, {}, 0};
   for (int j = 0; j < kNumPerfParams; ++j) {
@@ -136,7 +136,7 @@ Checked<FitResult> FitPerfParams(const ModelDesc& model, std::span<const Profile
   FitResult best;
   best.params = options.initial;
   best.rmsle = Rmsle(model, points, options.initial, options.log_offset);
-  if (problem.free_index.empty()) return Checked<FitResult>::Ok(best);
+  if (problem.free_index.empty()) return Result<FitResult>::Ok(best);
 
   const ParamVector initial = ToVector(options.initial);
   std::mt19937_64 rng(options.seed);
@@ -155,7 +155,7 @@ Checked<FitResult> FitPerfParams(const ModelDesc& model, std::span<const Profile
       best.best_start = start;
     }
   }
-  if (best_z.empty()) return Checked<FitResult>::Fail("perf: fit: NLopt failed from every start");
+  if (best_z.empty()) return Result<FitResult>::Fail("perf: fit: NLopt failed from every start");
   // BOBYQA's final trust region can stop short of the optimum in narrow valleys (the overlap
   // exponents); restarting from the best point rebuilds its quadratic model there.
   for (int polish = 0; polish < kPolishRounds; ++polish) {
@@ -167,7 +167,7 @@ Checked<FitResult> FitPerfParams(const ModelDesc& model, std::span<const Profile
   }
   best.params = problem.ToParams(best_z.data());
   best.evaluations = problem.evaluations;
-  return Checked<FitResult>::Ok(best);
+  return Result<FitResult>::Ok(best);
 }
 
 }  // namespace elastic::perf

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-#include "perf/rubick/checked.h"
+#include "common/result.h"
 #include "perf/rubick/perf_model.h"
 #include "perf/rubick/plan.h"
 
@@ -55,7 +55,7 @@ double Rmsle(const ModelDesc& model, std::span<const ProfiledPoint> points,
 
 // Fails (saying why) with fewer than kMinFitPoints points, a point whose plan is invalid or whose
 // throughput is not positive, bad bounds, or when NLopt fails from every start.
-Checked<FitResult> FitPerfParams(const ModelDesc& model, std::span<const ProfiledPoint> points,
-                                 const FitOptions& options = {});
+Result<FitResult> FitPerfParams(const ModelDesc& model, std::span<const ProfiledPoint> points,
+                                const FitOptions& options = {});
 
 }  // namespace elastic::perf

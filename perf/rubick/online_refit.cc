@@ -35,8 +35,7 @@ std::optional<std::string> OnlineRefit::AddMeasurement(const PlanRequest& reques
     return std::to_string(request.ests) + " ESTs on " + std::to_string(ranks) +
            " ranks: the ranks host unequal EST counts, which the fitted points cannot express";
   }
-  perf::Checked<perf::IterationTime> predicted =
-      PredictAgentPlan(model_, request, allocation, plan);
+  Result<perf::IterationTime> predicted = PredictAgentPlan(model_, request, allocation, plan);
   if (!predicted) return "the model cannot describe the plan: " + predicted.error;
   perf::ProfiledPoint point;
   point.plan = plan;
@@ -84,7 +83,7 @@ std::string OnlineRefit::Refit() {
     options.free[3] = options.free[4] = options.free[5] = false;  // k_opt_off, k_off, k_swap
   }
   const double before = perf::Rmsle(fit_model_, points, model_.params, options.log_offset);
-  perf::Checked<perf::FitResult> fit = perf::FitPerfParams(fit_model_, points, options);
+  Result<perf::FitResult> fit = perf::FitPerfParams(fit_model_, points, options);
   if (!fit) return "refit failed, the model is unchanged: " + fit.error;
   model_.params = fit->params;
   model_.rmsle = fit->rmsle;

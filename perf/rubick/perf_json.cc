@@ -23,13 +23,13 @@ using json_detail::ReadFields;
 using nlohmann::json;
 
 template <typename T>
-Checked<T> Parse(std::string_view text, json& root) {
+Result<T> Parse(std::string_view text, json& root) {
   try {
     root = json::parse(text);
   } catch (const json::parse_error& error) {
-    return Checked<T>::Fail(std::string("not valid JSON: ") + error.what());
+    return Result<T>::Fail(std::string("not valid JSON: ") + error.what());
   }
-  return Checked<T>::Ok(T{});
+  return Result<T>::Ok(T{});
 }
 
 // ---- Field tables ---------------------------------------------------------------------------
@@ -256,7 +256,7 @@ std::string FittedModelToJson(const FittedModel& fitted) {
   return root.dump(2) + "\n";
 }
 
-Checked<FittedModel> FittedModelFromJson(std::string_view text) {
+Result<FittedModel> FittedModelFromJson(std::string_view text) {
   json root;
   if (auto parsed = Parse<FittedModel>(text, root); !parsed) return parsed;
   Reader reader;
@@ -284,8 +284,8 @@ Checked<FittedModel> FittedModelFromJson(std::string_view text) {
       fitted.fit_points.push_back(PointFromJson(reader, points[i], path));
     }
   }
-  if (!reader.ok()) return Checked<FittedModel>::Fail(reader.error());
-  return Checked<FittedModel>::Ok(std::move(fitted));
+  if (!reader.ok()) return Result<FittedModel>::Fail(reader.error());
+  return Result<FittedModel>::Ok(std::move(fitted));
 }
 
 // ---- points.json ----------------------------------------------------------------------------
@@ -310,7 +310,7 @@ std::string ProfiledPointsToJson(const ProfiledPoints& points) {
   return root.dump(2) + "\n";
 }
 
-Checked<ProfiledPoints> ProfiledPointsFromJson(std::string_view text) {
+Result<ProfiledPoints> ProfiledPointsFromJson(std::string_view text) {
   json root;
   if (auto parsed = Parse<ProfiledPoints>(text, root); !parsed) return parsed;
   Reader reader;
@@ -342,8 +342,8 @@ Checked<ProfiledPoints> ProfiledPointsFromJson(std::string_view text) {
     }
     points.runs.push_back(std::move(run));
   }
-  if (!reader.ok()) return Checked<ProfiledPoints>::Fail(reader.error());
-  return Checked<ProfiledPoints>::Ok(std::move(points));
+  if (!reader.ok()) return Result<ProfiledPoints>::Fail(reader.error());
+  return Result<ProfiledPoints>::Ok(std::move(points));
 }
 
 }  // namespace elastic::perf

@@ -2,7 +2,7 @@
 // fitted.json (a FittedModel: model description, the 7 fitted parameters, measured bandwidths)
 // and points.json (the profiled points `elastic-agent profile` measures and the fitter reads).
 // Pure: strings in, structs out, no file I/O; thread-safe. Doubles round-trip bit-exactly.
-// Errors: Checked<T> whose error names the JSON path, the value and what was expected; unknown
+// Errors: Result<T> whose error names the JSON path, the value and what was expected; unknown
 // keys are errors (a typo never silently becomes a default).
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perf/rubick/checked.h"
+#include "common/result.h"
 #include "perf/rubick/fitter.h"
 #include "perf/rubick/perf_model.h"
 #include "perf/rubick/plan.h"
@@ -43,7 +43,7 @@ struct FittedModel {
 std::string FittedModelToJson(const FittedModel& fitted);
 // Required: format, model_name, model.params, model.global_batch, every k_* in params, b_intra,
 // b_inter, b_pcie; the other ModelDesc fields default to ModelDesc's, points and rmsle to 0.
-Checked<FittedModel> FittedModelFromJson(std::string_view text);
+Result<FittedModel> FittedModelFromJson(std::string_view text);
 
 // One measured configuration of points.json: the fitter's ProfiledPoint plus what was run.
 struct ProfiledRun {
@@ -64,6 +64,6 @@ struct ProfiledPoints {
 
 std::string ProfiledPointsToJson(const ProfiledPoints& points);
 // Every field the writer writes is required; labels must be unique, throughputs positive.
-Checked<ProfiledPoints> ProfiledPointsFromJson(std::string_view text);
+Result<ProfiledPoints> ProfiledPointsFromJson(std::string_view text);
 
 }  // namespace elastic::perf

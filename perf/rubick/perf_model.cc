@@ -177,10 +177,10 @@ double DataParallelBytes(const ModelDesc& model, const ExecutionPlan& plan) {
   return s * 2 * (d - 1) / d;
 }
 
-Checked<IterationTime> PredictIteration(const ModelDesc& model, const Resources& resources,
-                                        const ExecutionPlan& plan, const PerfParams& k) {
+Result<IterationTime> PredictIteration(const ModelDesc& model, const Resources& resources,
+                                       const ExecutionPlan& plan, const PerfParams& k) {
   if (std::string why = CheckPlan(model, resources, plan); !why.empty()) {
-    return Checked<IterationTime>::Fail(std::move(why));
+    return Result<IterationTime>::Fail(std::move(why));
   }
   const double b = model.global_batch;
   const double d = plan.dp, t = plan.tp, p = plan.pp, a = plan.ga_steps, m = plan.micro_batches;
@@ -246,7 +246,7 @@ Checked<IterationTime> PredictIteration(const ModelDesc& model, const Resources&
   // §4.3 Eq. (1): T_iter = T_cc + T_oo + k_const; THROUGHPUT = b / T_iter (§4).
   it.iter = it.cc + it.oo + k.k_const;
   it.throughput = b / it.iter;
-  return Checked<IterationTime>::Ok(it);
+  return Result<IterationTime>::Ok(it);
 }
 
 }  // namespace elastic::perf

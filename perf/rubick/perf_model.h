@@ -2,7 +2,7 @@
 // throughput of a training job for any execution plan and resource allocation, from a model
 // description, the resources, and 7 fitted parameters (Table 1). docs/perf-model.md holds the
 // equations, what is measured and what is assumed.
-// Pure: no I/O, no clocks, no globals; every function is thread-safe. Errors: Checked<T>.
+// Pure: no I/O, no clocks, no globals; every function is thread-safe. Errors: Result<T>.
 #pragma once
 
 #include <array>
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "perf/rubick/checked.h"
+#include "common/result.h"
 #include "perf/rubick/plan.h"
 
 namespace elastic::perf {
@@ -149,7 +149,7 @@ std::string CheckPlan(const ModelDesc& model, const Resources& resources,
                       const ExecutionPlan& plan);
 
 // Eq. (1) with every term; fails with CheckPlan's reason for an invalid plan.
-Checked<IterationTime> PredictIteration(const ModelDesc& model, const Resources& resources,
-                                        const ExecutionPlan& plan, const PerfParams& params);
+Result<IterationTime> PredictIteration(const ModelDesc& model, const Resources& resources,
+                                       const ExecutionPlan& plan, const PerfParams& params);
 
 }  // namespace elastic::perf

@@ -120,7 +120,7 @@ Candidate Evaluate(const perf::FittedModel& model, const PlanRequest& request,
                 " rank(s) does not fit memory (estimated): " + memory;
     return c;
   }
-  perf::Checked<perf::IterationTime> time = PredictAgentPlan(model, request, allocation, c.plan);
+  Result<perf::IterationTime> time = PredictAgentPlan(model, request, allocation, c.plan);
   if (time) {
     c.time = *time;
   } else {
@@ -129,12 +129,11 @@ Candidate Evaluate(const perf::FittedModel& model, const PlanRequest& request,
   return c;
 }
 
-perf::Checked<PlanSelection> SelectFixed(const perf::FittedModel& model,
-                                         const PlanRequest& request,
-                                         const NodeAllocation& allocation) {
+Result<PlanSelection> SelectFixed(const perf::FittedModel& model, const PlanRequest& request,
+                                  const NodeAllocation& allocation) {
   Candidate c = Evaluate(model, request, allocation, request.requested,
                          static_cast<int>(request.cpu_threads));
-  if (!c.runnable || !c.fits) return perf::Checked<PlanSelection>::Fail("fixed " + c.why_not);
+  if (!c.runnable || !c.fits) return Result<PlanSelection>::Fail("fixed " + c.why_not);
   // (The model's own refusals of a plan the agent runs, e.g. pp on a model without seq_len and
   // hidden, leave it kept without a prediction.)
   PlanSelection s;
@@ -146,13 +145,12 @@ perf::Checked<PlanSelection> SelectFixed(const perf::FittedModel& model,
   } else {
     s.reason += "; the model cannot predict it: " + c.why_not;
   }
-  return perf::Checked<PlanSelection>::Ok(std::move(s));
+  return Result<PlanSelection>::Ok(std::move(s));
 }
 
-perf::Checked<PlanSelection> SelectAuto(const perf::FittedModel& model,
-                                        const PlanRequest& request,
-                                        const NodeAllocation& allocation,
-                                        const SelectionOptions& options) {
+Result<PlanSelection> SelectAuto(const perf::FittedModel& model, const PlanRequest& request,
+                                 const NodeAllocation& allocation,
+                                 const SelectionOptions& options) {
   const int c = PlannerCpuThreads(request, allocation);
   std::optional<Candidate> best;
   std::string compared, kept, refusals;
@@ -184,9 +182,8 @@ perf::Checked<PlanSelection> SelectAuto(const perf::FittedModel& model,
     }
   }
   if (!best) {
-    return perf::Checked<PlanSelection>::Fail("auto: no plan can run on " +
-                                              std::to_string(Ranks(allocation)) + " rank(s): " +
-                                              refusals);
+    return Result<PlanSelection>::Fail("auto: no plan can run on " +
+                                       std::to_string(Ranks(allocation)) + " rank(s): " + refusals);
   }
   PlanSelection s;
   s.word = best->word;
@@ -195,7 +192,7 @@ perf::Checked<PlanSelection> SelectAuto(const perf::FittedModel& model,
   s.predicted_samples_per_s = best->time->throughput;
   s.reason = "auto: fastest predicted of " + compared + " samples/s" + kept + " (model " +
              model.model_name + ")";
-  return perf::Checked<PlanSelection>::Ok(std::move(s));
+  return Result<PlanSelection>::Ok(std::move(s));
 }
 
 }  // namespace
@@ -251,23 +248,22 @@ perf::ExecutionPlan AgentExecutionPlan(Plan word, int ranks, std::int64_t ests, 
   return plan;
 }
 
-perf::Checked<perf::IterationTime> PredictAgentPlan(const perf::FittedModel& model,
-                                                    const PlanRequest& request,
-                                                    const NodeAllocation& allocation,
-                                                    const perf::ExecutionPlan& plan) {
-  perf::Checked<perf::IterationTime> time =
+Result<perf::IterationTime> PredictAgentPlan(const perf::FittedModel& model,
+                                             const PlanRequest& request,
+                                             const NodeAllocation& allocation,
+                                             const perf::ExecutionPlan& plan) {
+  Result<perf::IterationTime> time =
       perf::PredictIteration(AgentModelDesc(model, request, plan),
                              AgentResources(model, allocation, plan), plan, model.params);
   if (!time) return time;
   perf::IterationTime t = *time;
   t.throughput = t.iter > 0 ? static_cast<double>(request.global_batch) / t.iter : 0.0;
-  return perf::Checked<perf::IterationTime>::Ok(t);
+  return Result<perf::IterationTime>::Ok(t);
 }
 
-perf::Checked<PlanSelection> SelectPlan(const perf::FittedModel& model,
-                                        const PlanRequest& request,
-                                        const NodeAllocation& allocation,
-                                        const SelectionOptions& options) {
+Result<PlanSelection> SelectPlan(const perf::FittedModel& model, const PlanRequest& request,
+                                 const NodeAllocation& allocation,
+                                 const SelectionOptions& options) {
   if (request.requested == Plan::kAuto) return SelectAuto(model, request, allocation, options);
   return SelectFixed(model, request, allocation);
 }
@@ -291,7 +287,7 @@ std::vector<NodeCurvePoint> NodeSensitivityCurve(const perf::FittedModel& model,
     allocation.nodes = n;
     NodeCurvePoint point;
     point.nodes = n;
-    perf::Checked<PlanSelection> s = SelectPlan(model, request, allocation, options);
+    Result<PlanSelection> s = SelectPlan(model, request, allocation, options);
     if (s) {
       point.best = *s;
       if (s->predicted_samples_per_s > best_rate) {

@@ -1,7 +1,7 @@
 // Plan choice for one generation of an elastic-agent job (Rubick §3, §5.2): which execution plan
 // the next `srun elastic-agent train` runs on the node set it gets, with the predicted
 // throughput and the reason, and the job's resource-sensitivity curve over node counts (Fig. 6).
-// Pure: no I/O, clocks or globals; thread-safe. Errors: perf::Checked with the reason.
+// Pure: no I/O, clocks or globals; thread-safe. Errors: Result with the reason.
 //
 // Why not perf::GetBestPlan as it is: GetBestPlan searches Rubick's whole plan space (any GA
 // steps, any PP micro-batches, GC x ZeRO combinations), but the agent runs a fixed shape per plan
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/job_options.h"
-#include "perf/rubick/checked.h"
+#include "common/result.h"
 #include "perf/rubick/perf_json.h"
 #include "perf/rubick/perf_model.h"
 #include "perf/rubick/plan.h"
@@ -75,10 +75,10 @@ perf::Resources AgentResources(const perf::FittedModel& model, const NodeAllocat
 // The model's prediction (memory not checked) for what the agent runs: the busiest rank hosts
 // a = ceil(E / W) ESTs of b / E samples each, so the iteration is predicted for a batch of
 // W * a * b / E (all ranks as busy as the busiest) and the throughput is b over that time.
-perf::Checked<perf::IterationTime> PredictAgentPlan(const perf::FittedModel& model,
-                                                    const PlanRequest& request,
-                                                    const NodeAllocation& allocation,
-                                                    const perf::ExecutionPlan& plan);
+Result<perf::IterationTime> PredictAgentPlan(const perf::FittedModel& model,
+                                             const PlanRequest& request,
+                                             const NodeAllocation& allocation,
+                                             const perf::ExecutionPlan& plan);
 
 // How the agent's data-parallel ranks combine gradients under `determinism`, for the
 // performance model's V_dp: d0 gathers one rank-order partial sum per rank; every other level
@@ -91,10 +91,9 @@ perf::GradientExchange GradientExchangeUnder(Determinism determinism);
 // refused (with the reason) where the agent cannot run it on this allocation or it is not
 // allowed under the determinism level; where the model cannot predict it, kept with 0
 // samples/s. Fails also for `auto` when no plan can run.
-perf::Checked<PlanSelection> SelectPlan(const perf::FittedModel& model,
-                                        const PlanRequest& request,
-                                        const NodeAllocation& allocation,
-                                        const SelectionOptions& options = {});
+Result<PlanSelection> SelectPlan(const perf::FittedModel& model, const PlanRequest& request,
+                                 const NodeAllocation& allocation,
+                                 const SelectionOptions& options = {});
 
 // The step's environment for a selection: SLURM_ELASTIC_PLAN=<word> and, when the planner
 // chose zero-offload's c, SLURM_ELASTIC_PLAN_ARGS=c=<n> (agent/config/job_config.h).

@@ -78,14 +78,14 @@ std::vector<ExecutionPlan> EnumeratePlans(const ModelDesc& model, const Resource
   return plans;
 }
 
-Checked<PlanChoice> GetBestPlan(const ModelDesc& model, const Resources& resources,
-                                const PerfParams& params, const PlanSearchOptions& options) {
+Result<PlanChoice> GetBestPlan(const ModelDesc& model, const Resources& resources,
+                               const PerfParams& params, const PlanSearchOptions& options) {
   const std::vector<ExecutionPlan> plans = EnumeratePlans(model, resources, options);
   if (plans.empty()) {
-    return Checked<PlanChoice>::Fail("perf: no valid plan for " + std::to_string(resources.gpus) +
-                                     " GPUs under determinism " +
-                                     std::string(ToString(options.determinism)) + " and plan " +
-                                     std::string(ToString(options.family)));
+    return Result<PlanChoice>::Fail("perf: no valid plan for " + std::to_string(resources.gpus) +
+                                    " GPUs under determinism " +
+                                    std::string(ToString(options.determinism)) + " and plan " +
+                                    std::string(ToString(options.family)));
   }
   std::optional<PlanChoice> best;
   std::string last_refusal;
@@ -94,18 +94,18 @@ Checked<PlanChoice> GetBestPlan(const ModelDesc& model, const Resources& resourc
       last_refusal = std::move(why);
       continue;
     }
-    Checked<IterationTime> time = PredictIteration(model, resources, plan, params);
+    Result<IterationTime> time = PredictIteration(model, resources, plan, params);
     if (!time) continue;  // cannot happen: enumerated plans pass CheckPlan
     if (!best || time->throughput > best->time.throughput) {
       best = PlanChoice{plan, *time, EstimateMemory(model, plan)};
     }
   }
   if (!best) {
-    return Checked<PlanChoice>::Fail("perf: none of " + std::to_string(plans.size()) +
-                                     " plans fits memory on " + std::to_string(resources.gpus) +
-                                     " GPUs (e.g. " + last_refusal + ")");
+    return Result<PlanChoice>::Fail("perf: none of " + std::to_string(plans.size()) +
+                                    " plans fits memory on " + std::to_string(resources.gpus) +
+                                    " GPUs (e.g. " + last_refusal + ")");
   }
-  return Checked<PlanChoice>::Ok(*best);
+  return Result<PlanChoice>::Ok(*best);
 }
 
 Resources PackedResources(const NodeSpec& node, int gpus) {
@@ -132,7 +132,7 @@ std::vector<CurvePoint> GpuSensitivityCurve(const ModelDesc& model, const NodeSp
   for (int g = 1; g <= max_gpus; ++g) {
     CurvePoint point;
     point.gpus = g;
-    Checked<PlanChoice> choice = GetBestPlan(model, PackedResources(node, g), params, options);
+    Result<PlanChoice> choice = GetBestPlan(model, PackedResources(node, g), params, options);
     if (choice) {
       point.best = *choice;
       if (choice->time.throughput > best_throughput) {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/job_options.h"
-#include "perf/rubick/checked.h"
+#include "common/result.h"
 #include "perf/rubick/memory.h"
 #include "perf/rubick/perf_model.h"
 #include "perf/rubick/plan.h"
@@ -38,8 +38,8 @@ struct PlanChoice {
 
 // GetBestPlan: the fastest enumerated plan that fits memory; ties go to the earlier (simpler)
 // plan. Fails, saying why, when no plan is valid or none fits.
-Checked<PlanChoice> GetBestPlan(const ModelDesc& model, const Resources& resources,
-                                const PerfParams& params, const PlanSearchOptions& options = {});
+Result<PlanChoice> GetBestPlan(const ModelDesc& model, const Resources& resources,
+                               const PerfParams& params, const PlanSearchOptions& options = {});
 
 // One node type of the cluster; PackedResources gives a job g of its GPUs packed onto as few
 // nodes as possible, with the CPUs and host memory that come with them in proportion.

@@ -79,16 +79,15 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
   for (const policy::SlurmJob& job : view.jobs) slurm[job.job_id] = &job;
   Reconcile(state, slurm, options, now);
   state.last_view = view;
-  policy::PolicyOrError configured;
+  Result<std::unique_ptr<policy::Policy>> configured;
   if (options.resize && !options.policy.empty()) {
     configured = policy::MakePolicy(
         options.policy, policy::LivePolicyOptions(policy::LiveOptionsFrom(options.planner)));
   }
   // A policy that does not resize (backfill, rubick-n) or a name MakePolicy refuses (the
   // config loader accepts only valid ones): observe and report only.
-  const bool resize =
-      options.resize &&
-      (options.policy.empty() || (configured.policy && configured.policy->WantsElasticJobs()));
+  const bool resize = options.resize &&
+                      (options.policy.empty() || (configured && (*configured)->WantsElasticJobs()));
   if (resize) {
     std::vector<policy::ElasticJob> jobs = PlannerJobs(state);
     // Background jobs keep their size: the background step places and requeues them.
@@ -100,9 +99,8 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
         options.background.partition.empty() ? view
                                              : WithoutPendingBackground(view, options.background);
     policy::ResizePlan plan =
-        configured.policy
-            ? policy::PlanResizes(planner_view, jobs, options.planner, *configured.policy)
-            : policy::PlanResizes(planner_view, jobs, options.planner);
+        configured ? policy::PlanResizes(planner_view, jobs, options.planner, **configured)
+                   : policy::PlanResizes(planner_view, jobs, options.planner);
     for (const policy::ResizeOrderPlan& order : plan.orders) {
       if (JobRecord* job = state.Find(order.job_id)) IssueOrder(state, *job, order, now);
     }

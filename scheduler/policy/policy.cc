@@ -13,22 +13,23 @@ std::string_view PolicyChoices() {
   return "backfill, easyscale, rubick, elastic, rubick-e, rubick-r, rubick-n";
 }
 
-PolicyOrError MakePolicy(std::string_view name, const PolicyOptions& options) {
-  if (name == "backfill") return {std::make_unique<BackfillPolicy>(options), ""};
-  if (name == "easyscale") return {std::make_unique<EasyScalePolicy>(options), ""};
-  if (name == "rubick") return {std::make_unique<RubickPolicy>(options), ""};
-  if (name == "elastic") return {std::make_unique<ElasticPolicy>(options), ""};
+Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name, const PolicyOptions& options) {
+  using Made = Result<std::unique_ptr<Policy>>;
+  if (name == "backfill") return Made::Ok(std::make_unique<BackfillPolicy>(options));
+  if (name == "easyscale") return Made::Ok(std::make_unique<EasyScalePolicy>(options));
+  if (name == "rubick") return Made::Ok(std::make_unique<RubickPolicy>(options));
+  if (name == "elastic") return Made::Ok(std::make_unique<ElasticPolicy>(options));
   if (name == "rubick-e") {
-    return {std::make_unique<RubickPolicy>(options, false, RubickVariant::kPlansOnly), ""};
+    return Made::Ok(std::make_unique<RubickPolicy>(options, false, RubickVariant::kPlansOnly));
   }
   if (name == "rubick-r") {
-    return {std::make_unique<RubickPolicy>(options, false, RubickVariant::kResourcesOnly), ""};
+    return Made::Ok(std::make_unique<RubickPolicy>(options, false, RubickVariant::kResourcesOnly));
   }
   if (name == "rubick-n") {
-    return {std::make_unique<RubickPolicy>(options, false, RubickVariant::kNeither), ""};
+    return Made::Ok(std::make_unique<RubickPolicy>(options, false, RubickVariant::kNeither));
   }
-  return {nullptr, "elastic policy: unknown policy \"" + std::string(name) + "\": expected one of " +
-                       std::string(PolicyChoices())};
+  return Made::Fail("elastic policy: unknown policy \"" + std::string(name) +
+                    "\": expected one of " + std::string(PolicyChoices()));
 }
 
 std::vector<const JobState*> QueueOrder(const std::vector<JobState>& jobs) {

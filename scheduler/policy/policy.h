@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "scheduler/policy/types.h"
 
 namespace elastic::policy {
@@ -65,15 +66,11 @@ class Policy {
                               double now_s) const = 0;
 };
 
-struct PolicyOrError {
-  std::unique_ptr<Policy> policy;
-  std::string error;  // set when policy is null
-};
-
 // "backfill", "easyscale", "rubick", "elastic", or Rubick's ablations "rubick-e" (plans only),
 // "rubick-r" (resources only), "rubick-n" (neither); anything else returns an error naming the
-// accepted spellings.
-PolicyOrError MakePolicy(std::string_view name, const PolicyOptions& options = {});
+// accepted spellings. A made policy is never null.
+Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name,
+                                           const PolicyOptions& options = {});
 std::string_view PolicyChoices();
 
 // Pending jobs in queue order: priority (high first), then submit time, then id.

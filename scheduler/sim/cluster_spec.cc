@@ -104,16 +104,15 @@ std::string ParseItem(std::string_view item, Group& group) {
 
 }  // namespace
 
-ClusterOrError ParseClusterSpec(std::string_view spec, int cpus_per_device,
-                                long memory_mb_per_device) {
-  ClusterOrError result;
+Result<policy::ClusterState> ParseClusterSpec(std::string_view spec, int cpus_per_device,
+                                              long memory_mb_per_device) {
+  policy::ClusterState cluster;
   for (std::string_view item : Split(spec, ',')) {
     Group group;
     std::string error = ParseItem(item, group);
     if (!error.empty()) {
-      result.cluster.nodes.clear();
-      result.error = "elastic-sim: --cluster: invalid item \"" + std::string(item) + "\": " + error;
-      return result;
+      return Result<policy::ClusterState>::Fail("elastic-sim: --cluster: invalid item \"" +
+                                                std::string(item) + "\": " + error);
     }
     double capability = *model::DeviceCapability(group.type);
     long cpus = group.cpus >= 0 ? group.cpus : static_cast<long>(group.devices) * cpus_per_device;
@@ -121,16 +120,16 @@ ClusterOrError ParseClusterSpec(std::string_view spec, int cpus_per_device,
         group.memory_mb >= 0 ? group.memory_mb : group.devices * memory_mb_per_device;
     for (int i = 0; i < group.nodes; ++i) {
       policy::NodeState node;
-      node.name = group.type + "-" + std::to_string(result.cluster.nodes.size());
+      node.name = group.type + "-" + std::to_string(cluster.nodes.size());
       node.device_type = group.type;
       node.capability = capability;
       node.devices = node.free_devices = group.devices;
       node.cpus = node.free_cpus = static_cast<int>(cpus);
       node.memory_mb = node.free_memory_mb = memory_mb;
-      result.cluster.nodes.push_back(std::move(node));
+      cluster.nodes.push_back(std::move(node));
     }
   }
-  return result;
+  return Result<policy::ClusterState>::Ok(std::move(cluster));
 }
 
 }  // namespace elastic::sim

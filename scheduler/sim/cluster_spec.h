@@ -4,19 +4,15 @@
 // Pure parsing; errors name the item, the value and the expected form.
 #pragma once
 
-#include <string>
 #include <string_view>
 
+#include "common/result.h"
 #include "scheduler/policy/types.h"
 
 namespace elastic::sim {
 
-struct ClusterOrError {
-  policy::ClusterState cluster;  // every node fully free
-  std::string error;
-};
-
-ClusterOrError ParseClusterSpec(std::string_view spec, int cpus_per_device = 8,
-                                long memory_mb_per_device = 64 * 1024);
+// The cluster with every node fully free.
+Result<policy::ClusterState> ParseClusterSpec(std::string_view spec, int cpus_per_device = 8,
+                                              long memory_mb_per_device = 64 * 1024);
 
 }  // namespace elastic::sim

@@ -81,24 +81,23 @@ int Run(int argc, char** argv) {
   policy_options.preempt_best_effort = !vm["no-preemption"].as<bool>();
   options.record_timeline = !timeline_path.empty();
 
-  elastic::policy::PolicyOrError made = elastic::policy::MakePolicy(policy_name, policy_options);
-  if (!made.policy) {
+  auto made = elastic::policy::MakePolicy(policy_name, policy_options);
+  if (!made) {
     std::cerr << "elastic-sim: --policy: " << made.error << "\n";
     return 2;
   }
-  elastic::sim::ClusterOrError cluster = elastic::sim::ParseClusterSpec(cluster_spec);
-  if (!cluster.error.empty()) {
+  auto cluster = elastic::sim::ParseClusterSpec(cluster_spec);
+  if (!cluster) {
     std::cerr << cluster.error << "\n";
     return 2;
   }
-  elastic::sim::TraceOrError trace = elastic::sim::LoadTrace(trace_path);
-  if (!trace.error.empty()) {
+  auto trace = elastic::sim::LoadTrace(trace_path);
+  if (!trace) {
     std::cerr << "elastic-sim: " << trace.error << "\n";
     return 2;
   }
   auto started = std::chrono::steady_clock::now();  // reporting only; never feeds the replay
-  elastic::sim::SimResult result =
-      elastic::sim::Simulate(cluster.cluster, trace.jobs, *made.policy, options);
+  elastic::sim::SimResult result = elastic::sim::Simulate(*cluster, *trace, **made, options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!result.error.empty()) {
     std::cerr << result.error << "\n";

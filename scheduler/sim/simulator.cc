@@ -77,14 +77,14 @@ class Replay {
 
  private:
   bool Prepare() {
-    WorkloadOrError workload = PrepareWorkload(cluster_, trace_, policy_, options_);
-    if (!workload.error.empty()) {
+    Result<Workload> workload = PrepareWorkload(cluster_, trace_, policy_, options_);
+    if (!workload) {
       result_.error = workload.error;
       return false;
     }
-    cluster_.tenant_quota = workload.tenant_quota;
-    for (size_t i = 0; i < workload.jobs.size(); ++i) {
-      PreparedJob& prepared = workload.jobs[i];
+    cluster_.tenant_quota = workload->tenant_quota;
+    for (size_t i = 0; i < workload->jobs.size(); ++i) {
+      PreparedJob& prepared = workload->jobs[i];
       const JobState& job = prepared.state;
       JobRecord record;
       record.id = job.id;

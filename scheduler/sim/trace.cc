@@ -27,12 +27,10 @@ bool ParseInt(const std::string& text, std::int64_t minimum, std::int64_t& out) 
 
 }  // namespace
 
-TraceOrError ParseTrace(std::istream& in, const std::string& name) {
-  TraceOrError result;
+Result<std::vector<TraceJob>> ParseTrace(std::istream& in, const std::string& name) {
+  std::vector<TraceJob> jobs;
   auto fail = [&](int line, const std::string& what) {
-    result.jobs.clear();
-    result.error = name + ":" + std::to_string(line) + ": " + what;
-    return result;
+    return Result<std::vector<TraceJob>>::Fail(name + ":" + std::to_string(line) + ": " + what);
   };
   static const std::vector<std::string> kRequired{"job_id", "submit_time_s", "num_gpus",
                                                   "duration_s"};
@@ -78,18 +76,17 @@ TraceOrError ParseTrace(std::istream& in, const std::string& name) {
       return bad("duration_s", fields[3], "an integer >= 1");
     }
     if (vc != header.end()) job.tenant = fields[vc - header.begin()];
-    result.jobs.push_back(std::move(job));
+    jobs.push_back(std::move(job));
   }
-  std::stable_sort(result.jobs.begin(), result.jobs.end(),
-                   [](const TraceJob& a, const TraceJob& b) {
-                     return a.submit_time_s < b.submit_time_s;
-                   });
-  return result;
+  std::stable_sort(jobs.begin(), jobs.end(), [](const TraceJob& a, const TraceJob& b) {
+    return a.submit_time_s < b.submit_time_s;
+  });
+  return Result<std::vector<TraceJob>>::Ok(std::move(jobs));
 }
 
-TraceOrError LoadTrace(const std::string& path) {
+Result<std::vector<TraceJob>> LoadTrace(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return {{}, path + ": cannot open trace file"};
+  if (!in) return Result<std::vector<TraceJob>>::Fail(path + ": cannot open trace file");
   return ParseTrace(in, path);
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
+
 namespace elastic::sim {
 
 struct TraceJob {
@@ -18,13 +20,8 @@ struct TraceJob {
   std::string tenant;           // the `vc` column when present
 };
 
-struct TraceOrError {
-  std::vector<TraceJob> jobs;  // sorted by submit time (stable)
-  std::string error;           // set on failure
-};
-
-// `name` only labels errors. Reads the whole stream.
-TraceOrError ParseTrace(std::istream& in, const std::string& name);
-TraceOrError LoadTrace(const std::string& path);
+// The jobs sorted by submit time (stable). `name` only labels errors. Reads the whole stream.
+Result<std::vector<TraceJob>> ParseTrace(std::istream& in, const std::string& name);
+Result<std::vector<TraceJob>> LoadTrace(const std::string& path);
 
 }  // namespace elastic::sim

@@ -143,10 +143,10 @@ int FixedCpusPerGpu(const policy::ClusterState& cluster, const SimOptions& optio
   return std::max(fewest, 0);
 }
 
-WorkloadOrError PrepareWorkload(const policy::ClusterState& cluster,
-                                const std::vector<TraceJob>& trace, const policy::Policy& policy,
-                                const SimOptions& options) {
-  WorkloadOrError result;
+Result<Workload> PrepareWorkload(const policy::ClusterState& cluster,
+                                 const std::vector<TraceJob>& trace, const policy::Policy& policy,
+                                 const SimOptions& options) {
+  Workload workload;
   std::map<std::string, int> per_type;
   int total = 0;
   for (const auto& node : cluster.nodes) {
@@ -157,7 +157,7 @@ WorkloadOrError PrepareWorkload(const policy::ClusterState& cluster,
   for (const auto& entry : per_type) largest = std::max(largest, entry.second);
   bool wants_elastic = policy.WantsElasticJobs();
   bool grows = policy.GrowsBeyondRequest();
-  result.tenant_quota = Quotas(trace, total, options);
+  workload.tenant_quota = Quotas(trace, total, options);
   for (const TraceJob& row : trace) {
     PreparedJob prepared;
     policy::JobState& job = prepared.state;
@@ -187,14 +187,14 @@ WorkloadOrError PrepareWorkload(const policy::ClusterState& cluster,
                     model::CompactSpeedup(as_submitted, row.gpus,
                                           options.reference_devices_per_node, cluster.environment);
     if (job.min_devices > largest) {
-      result.error = "elastic-sim: job " + row.id + " needs " + std::to_string(job.min_devices) +
-                     " devices of one type but the largest device type in the cluster has " +
-                     std::to_string(largest);
-      return result;
+      return Result<Workload>::Fail(
+          "elastic-sim: job " + row.id + " needs " + std::to_string(job.min_devices) +
+          " devices of one type but the largest device type in the cluster has " +
+          std::to_string(largest));
     }
-    result.jobs.push_back(std::move(prepared));
+    workload.jobs.push_back(std::move(prepared));
   }
-  return result;
+  return Result<Workload>::Ok(std::move(workload));
 }
 
 bool IsGuaranteed(const TraceJob& row, const SimOptions& options) {

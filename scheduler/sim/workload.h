@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "scheduler/policy/policy.h"
 #include "scheduler/sim/trace.h"
 
@@ -58,15 +59,14 @@ struct PreparedJob {
   model::Plan user_plan = model::Plan::kDp;
 };
 
-struct WorkloadOrError {
+struct Workload {
   std::vector<PreparedJob> jobs;           // trace order
-  std::map<std::string, int> tenant_quota; // ClusterState::tenant_quota
-  std::string error;
+  std::map<std::string, int> tenant_quota;  // ClusterState::tenant_quota
 };
 
-WorkloadOrError PrepareWorkload(const policy::ClusterState& cluster,
-                                const std::vector<TraceJob>& trace, const policy::Policy& policy,
-                                const SimOptions& options);
+Result<Workload> PrepareWorkload(const policy::ClusterState& cluster,
+                                 const std::vector<TraceJob>& trace, const policy::Policy& policy,
+                                 const SimOptions& options);
 
 // Fixed CPUs per device for policies that do not schedule CPUs (SimOptions::cpus_per_gpu).
 int FixedCpusPerGpu(const policy::ClusterState& cluster, const SimOptions& options);

@@ -13,7 +13,7 @@ namespace {
 
 // Whatever a parser accepts it prints back the same way; whatever it refuses, it says why.
 template <typename T>
-void CheckRoundTrip(std::string_view text, const elastic::Parsed<T>& parsed) {
+void CheckRoundTrip(std::string_view text, const elastic::Result<T>& parsed) {
   if (parsed.value.has_value() == !parsed.error.empty()) std::abort();
   if (parsed && elastic::ToString(*parsed.value) != text) std::abort();
 }
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CheckRoundTrip(text, elastic::ParseSlaClass(text));
   CheckRoundTrip(text, elastic::ParseDeterminism(text));
 
-  elastic::Parsed<std::int64_t> count = elastic::ParsePositiveCount(text);
+  elastic::Result<std::int64_t> count = elastic::ParsePositiveCount(text);
   if (count.value.has_value() == !count.error.empty()) std::abort();
   if (count && (*count.value < 1 || *count.value > (1 << 20))) std::abort();
 

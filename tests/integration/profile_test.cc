@@ -75,8 +75,7 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
             std::string::npos)
       << run.output;
 
-  perf::Checked<perf::ProfiledPoints> points =
-      perf::ProfiledPointsFromJson(ReadAll(out / "points.json"));
+  Result<perf::ProfiledPoints> points = perf::ProfiledPointsFromJson(ReadAll(out / "points.json"));
   ASSERT_TRUE(points) << points.error;
   EXPECT_EQ(points->model_name, "fmnist_cnn");
   EXPECT_GT(points->model.params, 1000);  // counted from the real model
@@ -117,7 +116,7 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   }
   EXPECT_NE(run.output.find("profile: host probe: step rate ~ probe^"), std::string::npos)
       << run.output;
-  perf::Checked<perf::ProfiledPoints> plain =
+  Result<perf::ProfiledPoints> plain =
       perf::ProfiledPointsFromJson(ReadAll(out / "points.plain.json"));
   ASSERT_TRUE(plain) << plain.error;
   ASSERT_EQ(plain->runs.size(), 2u);
@@ -202,7 +201,7 @@ TEST(PlanFit, FittedJsonCarriesTheReferenceRunsFixedCostsPerPass) {
   CommandResult fit = RunCommand(PlanTool() + " fit --points " + ShellQuote(in.string()) +
                                  " --out " + ShellQuote(out.string()));
   ASSERT_EQ(fit.exit_code, 0) << fit.output;
-  perf::Checked<perf::FittedModel> fitted = perf::FittedModelFromJson(ReadAll(out));
+  Result<perf::FittedModel> fitted = perf::FittedModelFromJson(ReadAll(out));
   ASSERT_TRUE(fitted) << fitted.error;
   EXPECT_DOUBLE_EQ(fitted->model.fwd_s_per_sample, 1.0 / 8000);
   EXPECT_EQ(fitted->fwd_s_per_pass, 2e-4);
@@ -230,8 +229,7 @@ TEST_F(Profile, ProfilesTheTransformerWithTensorParallelismInRounds) {
       RunCommand(kAllowRoot + "timeout -k 5 300 " + AgentPath() + " profile --config " +
                  ShellQuote(file.string()) + " --out " + ShellQuote(out.string()));
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  perf::Checked<perf::ProfiledPoints> points =
-      perf::ProfiledPointsFromJson(ReadAll(out / "points.json"));
+  Result<perf::ProfiledPoints> points = perf::ProfiledPointsFromJson(ReadAll(out / "points.json"));
   ASSERT_TRUE(points) << points.error;
   EXPECT_EQ(points->model_name, "gpt");
   EXPECT_EQ(points->model.seq_len, 32);  // kGptContext positions per sample

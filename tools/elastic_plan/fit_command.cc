@@ -121,7 +121,7 @@ int FitCommand(const std::vector<std::string>& args) {
   }
   std::string text, error;
   if (!ReadText(points_path, text, error)) return Refuse(error);
-  Checked<ProfiledPoints> points = ProfiledPointsFromJson(text);
+  Result<ProfiledPoints> points = ProfiledPointsFromJson(text);
   if (!points) return Refuse(points_path + ": " + points.error);
   const std::vector<ProfiledRun>& runs = points->runs;
   if (static_cast<int>(runs.size()) < kMinFitPoints) {
@@ -129,7 +129,7 @@ int FitCommand(const std::vector<std::string>& args) {
                   " profiled points; fitting the model's 7 parameters needs at least " +
                   std::to_string(kMinFitPoints) + " (Rubick §4.3): profile more configurations");
   }
-  Checked<FitSplit> split = Checked<FitSplit>::Fail("");
+  Result<FitSplit> split = Result<FitSplit>::Fail("");
   if (vm.count("train-indices")) {
     std::vector<int> indices;
     if (!ParseIndices(indices_text, indices)) {
@@ -150,7 +150,7 @@ int FitCommand(const std::vector<std::string>& args) {
     // Nothing constrains the offload parameters: keep their starting values (fitter.h).
     options.free[3] = options.free[4] = options.free[5] = false;
   }
-  Checked<FitResult> fit = FitPerfParams(points->model, training, options);
+  Result<FitResult> fit = FitPerfParams(points->model, training, options);
   if (!fit) {
     std::cerr << "elastic-plan fit: " << fit.error << "\n";
     return 1;

@@ -14,6 +14,7 @@
 
 namespace po = boost::program_options;
 using namespace elastic::burst;
+using elastic::Result;
 
 namespace {
 
@@ -71,12 +72,12 @@ int Burst(const std::vector<std::string>& args) {
               << ": expected a number >= 1 (1: no GPU-sec increase; inf: no limit)\n";
     return 2;
   }
-  ProfileOrError loaded = LoadProfileJson(profile_path);
-  if (!loaded.error.empty()) {
+  Result<ModelProfile> loaded = LoadProfileJson(profile_path);
+  if (!loaded) {
     std::cerr << "elastic-plan burst: " << loaded.error << "\n";
     return 2;
   }
-  ModelProfile& profile = loaded.profile;
+  ModelProfile& profile = *loaded;
   if (vm.count("global-batch")) {
     if (global_batch < 1) {
       std::cerr << "elastic-plan burst: --global-batch: invalid value " << global_batch
@@ -86,33 +87,33 @@ int Burst(const std::vector<std::string>& args) {
     profile.global_batch = global_batch;
   }
   auto started = std::chrono::steady_clock::now();
-  PlanOrError burst = PlanBurst(profile, options);
+  Result<BurstPlan> burst = PlanBurst(profile, options);
   double search_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  if (!burst.plan) {
+  if (!burst) {
     std::cerr << "elastic-plan burst: " << profile_path << ": " << burst.error << "\n";
     return 2;
   }
-  PlanOrError uniform = BestUniformPlan(profile, options);
-  const BurstPlan* baseline = uniform.plan ? &*uniform.plan : nullptr;
+  Result<BurstPlan> uniform = BestUniformPlan(profile, options);
+  const BurstPlan* baseline = uniform ? &*uniform : nullptr;
   if (vm.count("json")) {
-    nlohmann::json out = PlanToJson(profile, options, *burst.plan, baseline);
+    nlohmann::json out = PlanToJson(profile, options, *burst, baseline);
     out["search_ms"] = search_ms;
     std::cout << out.dump(1) << "\n";
     return 0;
   }
-  std::printf("model %s: %zu layers, %d blocks, global batch %d, %d GPUs, amp limit %g, counts "
-              "%s\n",
-              profile.name.c_str(), profile.layers.size(), burst.plan->blocks,
-              profile.global_batch, options.gpus, options.amp_limit,
-              options.counts == CountSet::kAll ? "all" : "powers of two");
-  PrintTable(profile, *burst.plan);
-  PrintSummary("burst", *burst.plan);
+  std::printf(
+      "model %s: %zu layers, %d blocks, global batch %d, %d GPUs, amp limit %g, counts "
+      "%s\n",
+      profile.name.c_str(), profile.layers.size(), burst->blocks, profile.global_batch,
+      options.gpus, options.amp_limit, options.counts == CountSet::kAll ? "all" : "powers of two");
+  PrintTable(profile, *burst);
+  PrintSummary("burst", *burst);
   if (baseline) {
     PrintSummary("uniform", *baseline);
     std::printf("uniform plan: %d GPUs per layer; burst speedup over it %.3fx\n",
                 baseline->assignment.gpus.front(),
-                baseline->cost.iteration_s / burst.plan->cost.iteration_s);
+                baseline->cost.iteration_s / burst->cost.iteration_s);
   }
   std::printf("search took %.2f ms (* = branch runs in parallel on GPUs of its own)\n", search_ms);
   return 0;

@@ -127,10 +127,10 @@ TEST(LayerProfile, FmnistProfileHasEveryLayerAndBatchAndRoundTrips) {
     EXPECT_GT(layer.compute[0].seconds, 0.0) << layer.name;
   }
   EXPECT_NE(log.str().find("fmnist_cnn batch 4: 4 layers"), std::string::npos) << log.str();
-  burst::ProfileOrError parsed =
+  Result<burst::ModelProfile> parsed =
       burst::ParseProfileJson(burst::ProfileToJson(profile).dump(), "p.json");
   ASSERT_EQ(parsed.error, "");
-  EXPECT_EQ(parsed.profile.layers[2].inputs, std::vector<int>{1});
+  EXPECT_EQ(parsed->layers[2].inputs, std::vector<int>{1});
 }
 
 LayerProfileOptions Parse(std::vector<std::string> args) {

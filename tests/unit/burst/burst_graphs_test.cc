@@ -33,9 +33,9 @@ TEST(BurstGraphs, ShapesAndBlocks) {
     SCOPED_TRACE(c.profile.name);
     EXPECT_EQ(burst::ValidateProfile(c.profile), "");
     EXPECT_EQ(c.profile.layers.size(), c.layers);
-    burst::DecompositionOrError d = burst::DecomposeGraph(c.profile);
+    Result<burst::Decomposition> d = burst::DecomposeGraph(c.profile);
     ASSERT_EQ(d.error, "");
-    EXPECT_EQ(d.graph.blocks.size(), c.blocks);
+    EXPECT_EQ(d->blocks.size(), c.blocks);
     EXPECT_EQ(c.profile.layers.back().output_bytes_per_sample, 1000 * 4.0);  // 1,000 logits
   }
   // Inception-v3's last module sees 2,048 channels at 8x8.
@@ -51,11 +51,11 @@ TEST(BurstGraphs, PlansAreNoWorseThanUniform) {
       burst::PlannerOptions options;
       options.gpus = 8;
       options.amp_limit = limit;
-      burst::PlanOrError plan = burst::PlanBurst(profile, options);
-      burst::PlanOrError uniform = burst::BestUniformPlan(profile, options);
-      ASSERT_TRUE(plan.plan && uniform.plan) << plan.error;
-      EXPECT_LE(plan.plan->cost.iteration_s, uniform.plan->cost.iteration_s * (1 + 1e-9));
-      EXPECT_LE(plan.plan->cost.max_layer_amplification, limit * (1 + 1e-9));
+      Result<burst::BurstPlan> plan = burst::PlanBurst(profile, options);
+      Result<burst::BurstPlan> uniform = burst::BestUniformPlan(profile, options);
+      ASSERT_TRUE(plan && uniform) << plan.error;
+      EXPECT_LE(plan->cost.iteration_s, uniform->cost.iteration_s * (1 + 1e-9));
+      EXPECT_LE(plan->cost.max_layer_amplification, limit * (1 + 1e-9));
     }
   }
 }

@@ -23,21 +23,21 @@ std::vector<int> Layers(const Series& series) {
 }
 
 TEST(DecomposeGraph, ChainIsOneSeries) {
-  DecompositionOrError d = DecomposeGraph(MakeProfile(1, 0, {L("a"), L("b"), L("c")}));
+  Result<Decomposition> d = DecomposeGraph(MakeProfile(1, 0, {L("a"), L("b"), L("c")}));
   ASSERT_EQ(d.error, "");
-  EXPECT_EQ(Layers(d.graph.main), (std::vector<int>{0, 1, 2}));
-  EXPECT_TRUE(d.graph.blocks.empty());
+  EXPECT_EQ(Layers(d->main), (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(d->blocks.empty());
 }
 
 TEST(DecomposeGraph, ResidualShortcutIsAnEmptyBranch) {
   // 0 -> 1 -> 2 -> add(2, 0) -> 4
-  DecompositionOrError d = DecomposeGraph(
+  Result<Decomposition> d = DecomposeGraph(
       MakeProfile(1, 0, {L("in"), L("c1", {0}), L("c2", {1}), L("add", {2, 0}), L("out", {3})}));
   ASSERT_EQ(d.error, "");
-  EXPECT_EQ(Layers(d.graph.main), (std::vector<int>{0, 3, 4}));
-  EXPECT_EQ(d.graph.main.steps[1].block, 0);
-  ASSERT_EQ(d.graph.blocks.size(), 1u);
-  const Block& block = d.graph.blocks[0];
+  EXPECT_EQ(Layers(d->main), (std::vector<int>{0, 3, 4}));
+  EXPECT_EQ(d->main.steps[1].block, 0);
+  ASSERT_EQ(d->blocks.size(), 1u);
+  const Block& block = d->blocks[0];
   EXPECT_EQ(block.fork, 0);
   EXPECT_EQ(block.join, 3);
   ASSERT_EQ(block.branches.size(), 2u);
@@ -48,16 +48,17 @@ TEST(DecomposeGraph, ResidualShortcutIsAnEmptyBranch) {
 
 TEST(DecomposeGraph, NestedBlocksComeFirst) {
   // Inception-E style: x -> {b1, s -> {s_a, s_b} -> s_cat} -> cat
-  DecompositionOrError d = DecomposeGraph(MakeProfile(
-      1, 0, {L("x"), L("b1", {0}), L("s", {0}), L("s_a", {2}), L("s_b", {2}),
-             L("s_cat", {3, 4}), L("cat", {1, 5})}));
+  Result<Decomposition> d =
+      DecomposeGraph(MakeProfile(1, 0,
+                                 {L("x"), L("b1", {0}), L("s", {0}), L("s_a", {2}), L("s_b", {2}),
+                                  L("s_cat", {3, 4}), L("cat", {1, 5})}));
   ASSERT_EQ(d.error, "");
-  ASSERT_EQ(d.graph.blocks.size(), 2u);
-  EXPECT_EQ(d.graph.blocks[0].fork, 2);
-  EXPECT_EQ(d.graph.blocks[0].join, 5);
-  EXPECT_EQ(d.graph.blocks[1].fork, 0);
-  EXPECT_EQ(d.graph.blocks[1].join, 6);
-  const Series& branch = d.graph.blocks[1].branches[1];
+  ASSERT_EQ(d->blocks.size(), 2u);
+  EXPECT_EQ(d->blocks[0].fork, 2);
+  EXPECT_EQ(d->blocks[0].join, 5);
+  EXPECT_EQ(d->blocks[1].fork, 0);
+  EXPECT_EQ(d->blocks[1].join, 6);
+  const Series& branch = d->blocks[1].branches[1];
   EXPECT_EQ(Layers(branch), (std::vector<int>{2, 5}));
   EXPECT_EQ(branch.steps[1].block, 0);
 }

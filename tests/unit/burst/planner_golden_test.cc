@@ -24,11 +24,11 @@ BurstPlan Plan(const ModelProfile& profile, int gpus, double limit,
   options.amp_limit = limit;
   options.counts = counts;
   options.separate_branches = separate;
-  PlanOrError result = PlanBurst(profile, options);
+  Result<BurstPlan> result = PlanBurst(profile, options);
   EXPECT_EQ(result.error, "");
-  if (!result.plan) return {};
-  EXPECT_NEAR(result.plan->searched_iteration_s, result.plan->cost.iteration_s, 1e-12);
-  return *result.plan;
+  if (!result) return {};
+  EXPECT_NEAR(result->searched_iteration_s, result->cost.iteration_s, 1e-12);
+  return *result;
 }
 
 // B = 2, G = 2, latency 1 ms.
@@ -99,10 +99,10 @@ TEST(BurstGolden, BestUniformPlanOfThreeLayerChain) {
   PlannerOptions options;
   options.gpus = 4;
   options.amp_limit = kInf;
-  PlanOrError uniform = BestUniformPlan(ThreeLayers(), options);
-  ASSERT_TRUE(uniform.plan);
-  EXPECT_EQ(uniform.plan->assignment.gpus, (std::vector<int>{1, 1, 1}));
-  EXPECT_NEAR(uniform.plan->cost.iteration_s, 18e-3, 1e-12);
+  Result<BurstPlan> uniform = BestUniformPlan(ThreeLayers(), options);
+  ASSERT_TRUE(uniform);
+  EXPECT_EQ(uniform->assignment.gpus, (std::vector<int>{1, 1, 1}));
+  EXPECT_NEAR(uniform->cost.iteration_s, 18e-3, 1e-12);
 }
 
 // B = 12, G = 4, latency 0. conv: 4 ms at batch 3 and 4 (underused GPU), 6 at 6, 12 at 12;
@@ -164,9 +164,9 @@ TEST(BurstGolden, BranchJoinRunsBranchesAtTheirOwnScale) {
   PlannerOptions options;
   options.gpus = 2;
   options.amp_limit = 1.9;
-  PlanOrError uniform = BestUniformPlan(SerialBranches(), options);
-  ASSERT_TRUE(uniform.plan);
-  EXPECT_NEAR(uniform.plan->cost.iteration_s, 15.5e-3, 1e-12);
+  Result<BurstPlan> uniform = BestUniformPlan(SerialBranches(), options);
+  ASSERT_TRUE(uniform);
+  EXPECT_NEAR(uniform->cost.iteration_s, 15.5e-3, 1e-12);
 }
 
 // fork -> {a, b} -> join, B = 2, G = 2, latency 0; nothing scales: fork and join 1 ms, a and b
@@ -222,7 +222,7 @@ TEST(BurstPlanner, RefusesBadOptionsProfilesAndGraphs) {
   ModelProfile dead = TwoLayers();
   dead.layers.push_back(MakeLayer("l3", {{1, 1}}, 0, 0, {0}));
   EXPECT_NE(PlanBurst(dead, options).error.find("its output is never used"), std::string::npos);
-  EXPECT_FALSE(PlanBurst(dead, options).plan);
+  EXPECT_FALSE(PlanBurst(dead, options));
 }
 
 TEST(BurstPlanner, CandidateCounts) {

@@ -101,16 +101,16 @@ bool WithinLimit(double amplification, double limit) {
 // Every assignment of candidate counts, the fastest one within the limit (chains only).
 double ExhaustiveOptimum(const ModelProfile& profile, const std::vector<int>& counts,
                          double limit) {
-  Decomposition graph = DecomposeGraph(profile).graph;
+  Decomposition graph = *DecomposeGraph(profile);
   size_t n = profile.layers.size();
   std::vector<size_t> digits(n, 0);
   double best = kInf;
   while (true) {
     Assignment assignment;
     for (size_t d : digits) assignment.gpus.push_back(counts[d]);
-    CostOrError cost = EvaluatePlan(profile, graph, assignment);
-    if (cost.error.empty() && WithinLimit(cost.cost.max_layer_amplification, limit)) {
-      best = std::min(best, cost.cost.iteration_s);
+    Result<PlanCost> cost = EvaluatePlan(profile, graph, assignment);
+    if (cost && WithinLimit(cost->max_layer_amplification, limit)) {
+      best = std::min(best, cost->iteration_s);
     }
     size_t i = 0;
     while (i < n && ++digits[i] == counts.size()) digits[i++] = 0;
@@ -136,9 +136,9 @@ void ExpectSoundPlan(const ModelProfile& profile, const PlannerOptions& options,
     EXPECT_LE(plan.assignment.gpus[i], options.gpus);
   }
   EXPECT_LE(plan.cost.peak_gpus, options.gpus);
-  PlanOrError uniform = BestUniformPlan(profile, options);
-  ASSERT_TRUE(uniform.plan) << uniform.error;
-  EXPECT_LE(plan.cost.iteration_s, uniform.plan->cost.iteration_s * (1 + 1e-9));
+  Result<BurstPlan> uniform = BestUniformPlan(profile, options);
+  ASSERT_TRUE(uniform) << uniform.error;
+  EXPECT_LE(plan.cost.iteration_s, uniform->cost.iteration_s * (1 + 1e-9));
 }
 
 TEST(BurstProperty, ChainsRespectTheLimitAndMatchExhaustiveSearch) {
@@ -149,11 +149,11 @@ TEST(BurstProperty, ChainsRespectTheLimitAndMatchExhaustiveSearch) {
     ModelProfile profile = random.Chain(layers, random.Int(0, 1) ? 8 : 12);
     PlannerOptions options = Options(gpus, random.Limit(), counts);
     SCOPED_TRACE("trial " + std::to_string(trial));
-    PlanOrError result = PlanBurst(profile, options);
-    ASSERT_TRUE(result.plan) << result.error;
-    ExpectSoundPlan(profile, options, *result.plan);
-    double optimum = ExhaustiveOptimum(profile, result.plan->candidate_counts, options.amp_limit);
-    EXPECT_NEAR(result.plan->cost.iteration_s, optimum, 1e-9 * optimum);
+    Result<BurstPlan> result = PlanBurst(profile, options);
+    ASSERT_TRUE(result) << result.error;
+    ExpectSoundPlan(profile, options, *result);
+    double optimum = ExhaustiveOptimum(profile, result->candidate_counts, options.amp_limit);
+    EXPECT_NEAR(result->cost.iteration_s, optimum, 1e-9 * optimum);
   }
 }
 
@@ -163,12 +163,12 @@ TEST(BurstProperty, PowersOfTwoUseOnlyPowersAndAllCountsNeverLose) {
     ModelProfile profile = random.Chain(random.Int(2, 8), 16);
     double limit = random.Limit();
     SCOPED_TRACE("trial " + std::to_string(trial));
-    PlanOrError powers = PlanBurst(profile, Options(12, limit));
-    PlanOrError all = PlanBurst(profile, Options(12, limit, CountSet::kAll));
-    ASSERT_TRUE(powers.plan && all.plan);
-    EXPECT_EQ(powers.plan->candidate_counts, (std::vector<int>{1, 2, 4, 8}));
-    for (int g : powers.plan->assignment.gpus) EXPECT_EQ(g & (g - 1), 0) << g;
-    EXPECT_LE(all.plan->cost.iteration_s, powers.plan->cost.iteration_s * (1 + 1e-9));
+    Result<BurstPlan> powers = PlanBurst(profile, Options(12, limit));
+    Result<BurstPlan> all = PlanBurst(profile, Options(12, limit, CountSet::kAll));
+    ASSERT_TRUE(powers && all);
+    EXPECT_EQ(powers->candidate_counts, (std::vector<int>{1, 2, 4, 8}));
+    for (int g : powers->assignment.gpus) EXPECT_EQ(g & (g - 1), 0) << g;
+    EXPECT_LE(all->cost.iteration_s, powers->cost.iteration_s * (1 + 1e-9));
   }
 }
 
@@ -180,14 +180,14 @@ TEST(BurstProperty, SeriesParallelGraphsAreSound) {
                                      random.Int(0, 1) ? CountSet::kAll : CountSet::kPowersOfTwo);
     options.separate_branches = random.Int(0, 3) != 0;
     SCOPED_TRACE("trial " + std::to_string(trial));
-    PlanOrError result = PlanBurst(profile, options);
-    ASSERT_TRUE(result.plan) << result.error;
-    ExpectSoundPlan(profile, options, *result.plan);
+    Result<BurstPlan> result = PlanBurst(profile, options);
+    ASSERT_TRUE(result) << result.error;
+    ExpectSoundPlan(profile, options, *result);
     options.exhaustive = true;
-    PlanOrError scanned = PlanBurst(profile, options);
-    ASSERT_TRUE(scanned.plan);
-    EXPECT_NEAR(scanned.plan->cost.iteration_s, result.plan->cost.iteration_s,
-                1e-9 * result.plan->cost.iteration_s);
+    Result<BurstPlan> scanned = PlanBurst(profile, options);
+    ASSERT_TRUE(scanned);
+    EXPECT_NEAR(scanned->cost.iteration_s, result->cost.iteration_s,
+                1e-9 * result->cost.iteration_s);
   }
 }
 
@@ -199,13 +199,13 @@ TEST(BurstProperty, RangeMinimumSearchAgreesWithTheScanAtManyCounts) {
         trial % 2 ? random.Chain(random.Int(3, 8), 64) : random.SeriesParallel(2, 64);
     PlannerOptions options = Options(64, random.Limit(), CountSet::kAll);
     SCOPED_TRACE("trial " + std::to_string(trial));
-    PlanOrError fast = PlanBurst(profile, options);
+    Result<BurstPlan> fast = PlanBurst(profile, options);
     options.exhaustive = true;
-    PlanOrError scanned = PlanBurst(profile, options);
-    ASSERT_TRUE(fast.plan && scanned.plan);
-    EXPECT_NEAR(fast.plan->cost.iteration_s, scanned.plan->cost.iteration_s,
-                1e-9 * scanned.plan->cost.iteration_s);
-    ExpectSoundPlan(profile, options, *fast.plan);
+    Result<BurstPlan> scanned = PlanBurst(profile, options);
+    ASSERT_TRUE(fast && scanned);
+    EXPECT_NEAR(fast->cost.iteration_s, scanned->cost.iteration_s,
+                1e-9 * scanned->cost.iteration_s);
+    ExpectSoundPlan(profile, options, *fast);
   }
 }
 
@@ -213,10 +213,10 @@ TEST(BurstProperty, LimitOfOneNeverAmplifiesGpuSec) {
   RandomProfiles random(5);
   for (int trial = 0; trial < 50; ++trial) {
     ModelProfile profile = random.SeriesParallel(2, 8);
-    PlanOrError result = PlanBurst(profile, Options(8, 1.0));
-    ASSERT_TRUE(result.plan);
+    Result<BurstPlan> result = PlanBurst(profile, Options(8, 1.0));
+    ASSERT_TRUE(result);
     // Every layer's Amp <= 1, so the whole plan's GPU-sec cannot exceed one GPU's.
-    EXPECT_LE(result.plan->cost.amplification, 1.0 + 1e-9);
+    EXPECT_LE(result->cost.amplification, 1.0 + 1e-9);
   }
 }
 

@@ -26,9 +26,9 @@ const char* kGood = R"({
 })";
 
 TEST(ProfileJson, ReadsUnitsAndDefaultsInputsToThePreviousLayer) {
-  ProfileOrError read = ParseProfileJson(kGood, "p.json");
+  Result<ModelProfile> read = ParseProfileJson(kGood, "p.json");
   ASSERT_EQ(read.error, "");
-  const ModelProfile& p = read.profile;
+  const ModelProfile& p = *read;
   EXPECT_EQ(p.name, "toy");
   EXPECT_EQ(p.global_batch, 8);
   EXPECT_DOUBLE_EQ(p.network.bandwidth_bytes_per_s, 1e9);  // 8 Gbit/s
@@ -42,12 +42,12 @@ TEST(ProfileJson, ReadsUnitsAndDefaultsInputsToThePreviousLayer) {
 }
 
 TEST(ProfileJson, RoundTripsThroughProfileToJson) {
-  ModelProfile p = ParseProfileJson(kGood, "p.json").profile;
-  ProfileOrError again = ParseProfileJson(ProfileToJson(p).dump(), "again.json");
+  ModelProfile p = *ParseProfileJson(kGood, "p.json");
+  Result<ModelProfile> again = ParseProfileJson(ProfileToJson(p).dump(), "again.json");
   ASSERT_EQ(again.error, "");
-  EXPECT_EQ(again.profile.layers[3].inputs, p.layers[3].inputs);
-  EXPECT_DOUBLE_EQ(again.profile.network.latency_s, p.network.latency_s);
-  EXPECT_DOUBLE_EQ(again.profile.layers[0].compute[0].seconds, p.layers[0].compute[0].seconds);
+  EXPECT_EQ(again->layers[3].inputs, p.layers[3].inputs);
+  EXPECT_DOUBLE_EQ(again->network.latency_s, p.network.latency_s);
+  EXPECT_DOUBLE_EQ(again->layers[0].compute[0].seconds, p.layers[0].compute[0].seconds);
 }
 
 std::string Replace(std::string text, const std::string& from, const std::string& to) {

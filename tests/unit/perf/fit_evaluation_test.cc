@@ -65,7 +65,7 @@ std::vector<ProfiledRun> Runs() {
 
 TEST(DefaultFitSplit, ThreeDistinctOffloadRunsThenDistinctKinds) {
   std::vector<ProfiledRun> runs = Runs();
-  Checked<FitSplit> split = DefaultFitSplit(runs, 7);
+  Result<FitSplit> split = DefaultFitSplit(runs, 7);
   ASSERT_TRUE(split) << split.error;
   // Offload: (1,c1) at 5, (2,c1) at 7, (2,c2) at 8 -- not 6, a repeat of 5's kind.
   // Others, one per (family, W, threads): 0, 2, 3, 4 (1 repeats 0's kind; 9 comes too late).
@@ -75,7 +75,7 @@ TEST(DefaultFitSplit, ThreeDistinctOffloadRunsThenDistinctKinds) {
 
 TEST(DefaultFitSplit, FillsInFileOrderWhenKindsRunOut) {
   std::vector<ProfiledRun> runs = Runs();
-  Checked<FitSplit> split = DefaultFitSplit(runs, 9);
+  Result<FitSplit> split = DefaultFitSplit(runs, 9);
   ASSERT_TRUE(split) << split.error;
   EXPECT_EQ(split->train, (std::vector<int>{0, 1, 2, 3, 4, 5, 7, 8, 9}));
   EXPECT_EQ(split->test, (std::vector<int>{6}));
@@ -83,11 +83,11 @@ TEST(DefaultFitSplit, FillsInFileOrderWhenKindsRunOut) {
 
 TEST(DefaultFitSplit, RefusesTooFewPoints) {
   std::vector<ProfiledRun> runs = Runs();
-  Checked<FitSplit> small = DefaultFitSplit(runs, 6);
+  Result<FitSplit> small = DefaultFitSplit(runs, 6);
   ASSERT_FALSE(small);
   EXPECT_NE(small.error.find("at least 7 points"), std::string::npos) << small.error;
   std::vector<ProfiledRun> five(runs.begin(), runs.begin() + 5);
-  Checked<FitSplit> few = DefaultFitSplit(five, 7);
+  Result<FitSplit> few = DefaultFitSplit(five, 7);
   ASSERT_FALSE(few);
   EXPECT_NE(few.error.find("holds 5 points"), std::string::npos) << few.error;
 }
@@ -95,7 +95,7 @@ TEST(DefaultFitSplit, RefusesTooFewPoints) {
 TEST(ExplicitFitSplit, TakesExactlyTheIndices) {
   std::vector<ProfiledRun> runs = Runs();
   std::vector<int> indices{9, 0, 1, 2, 3, 4, 5};
-  Checked<FitSplit> split = ExplicitFitSplit(runs, indices);
+  Result<FitSplit> split = ExplicitFitSplit(runs, indices);
   ASSERT_TRUE(split) << split.error;
   EXPECT_EQ(split->train, (std::vector<int>{0, 1, 2, 3, 4, 5, 9}));
   EXPECT_EQ(split->test, (std::vector<int>{6, 7, 8}));
@@ -114,14 +114,13 @@ TEST(EvaluateFit, ErrorsAreRelativeToTheMeasurement) {
   const PerfParams params = RoundParams();
   // "Measured" = the model's own prediction, except two points off by +25% and -10%.
   for (ProfiledRun& run : runs) {
-    Checked<IterationTime> it = PredictIteration(Cnn(), run.point.resources, run.point.plan,
-                                                 params);
+    Result<IterationTime> it = PredictIteration(Cnn(), run.point.resources, run.point.plan, params);
     ASSERT_TRUE(it) << it.error;
     run.point.throughput = it->throughput;
   }
   runs[1].point.throughput /= 1.25;  // predicted = 1.25 x measured
   runs[6].point.throughput /= 0.9;   // predicted = 0.9 x measured
-  Checked<FitSplit> split = DefaultFitSplit(runs, 7);
+  Result<FitSplit> split = DefaultFitSplit(runs, 7);
   ASSERT_TRUE(split);
   FitEvaluation evaluation = EvaluateFit(Cnn(), runs, *split, params);
   ASSERT_EQ(evaluation.points.size(), runs.size());

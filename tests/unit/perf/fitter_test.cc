@@ -83,7 +83,7 @@ void Measure(std::vector<ProfiledPoint>& points, const PerfParams& k, double sig
   std::mt19937_64 rng(seed);
   auto uniform = [&] { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; };
   for (ProfiledPoint& p : points) {
-    Checked<IterationTime> t = PredictIteration(RobertaLike(), p.resources, p.plan, k);
+    Result<IterationTime> t = PredictIteration(RobertaLike(), p.resources, p.plan, k);
     ASSERT_TRUE(t) << t.error;
     const double normal = std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform());
     p.throughput = t->throughput * std::exp(sigma * normal);
@@ -108,7 +108,7 @@ double MaxPredictionError(const PerfParams& fitted) {
   Measure(unseen, Truth(), 0, 0);
   double worst = 0;
   for (const ProfiledPoint& p : unseen) {
-    Checked<IterationTime> t = PredictIteration(RobertaLike(), p.resources, p.plan, fitted);
+    Result<IterationTime> t = PredictIteration(RobertaLike(), p.resources, p.plan, fitted);
     EXPECT_TRUE(t) << t.error;
     if (t) worst = std::max(worst, RelativeError(t->throughput, p.throughput));
   }
@@ -118,7 +118,7 @@ double MaxPredictionError(const PerfParams& fitted) {
 TEST(FitPerfParams, RecoversTheParametersFromNoiseFreeData) {
   std::vector<ProfiledPoint> points = ProfilingRuns();
   Measure(points, Truth(), 0, 0);
-  Checked<FitResult> fit = FitPerfParams(RobertaLike(), points);
+  Result<FitResult> fit = FitPerfParams(RobertaLike(), points);
   ASSERT_TRUE(fit) << fit.error;
   PrintRecovery("noise-free", *fit);
   EXPECT_LT(fit->rmsle, 1e-6);
@@ -142,7 +142,7 @@ TEST(FitPerfParams, SevenPointsSufficeWithoutNoise) {
       {Offload(4, 2), Placed(4, 4, 2), 0},
   };
   Measure(points, Truth(), 0, 0);
-  Checked<FitResult> fit = FitPerfParams(RobertaLike(), points);
+  Result<FitResult> fit = FitPerfParams(RobertaLike(), points);
   ASSERT_TRUE(fit) << fit.error;
   PrintRecovery("7 points", *fit);
   const ParamVector got = ToVector(fit->params), want = ToVector(Truth());
@@ -158,7 +158,7 @@ TEST(FitPerfParams, RecoversTheParametersWithAFixedForwardCost) {
   std::vector<ProfiledPoint> points = ProfilingRuns();
   for (ProfiledPoint& p : points) p.resources.fwd_s_per_pass = 0.004;
   Measure(points, Truth(), 0, 0);
-  Checked<FitResult> fit = FitPerfParams(RobertaLike(), points);
+  Result<FitResult> fit = FitPerfParams(RobertaLike(), points);
   ASSERT_TRUE(fit) << fit.error;
   EXPECT_LT(fit->rmsle, 1e-6);
   const ParamVector got = ToVector(fit->params), want = ToVector(Truth());
@@ -184,7 +184,7 @@ TEST(FitPerfParams, ToleratesSmallMultiplicativeNoise) {
   for (std::uint64_t seed : {11u, 22u, 33u}) {
     std::vector<ProfiledPoint> points = ProfilingRuns();
     Measure(points, Truth(), 0.02, seed);
-    Checked<FitResult> fit = FitPerfParams(RobertaLike(), points);
+    Result<FitResult> fit = FitPerfParams(RobertaLike(), points);
     ASSERT_TRUE(fit) << fit.error;
     PrintRecovery(("noise 2% seed " + std::to_string(seed)).c_str(), *fit);
     // The well-determined parameters stay close; the overlap exponents are only weakly
@@ -203,8 +203,8 @@ TEST(FitPerfParams, IsDeterministic) {
   Measure(points, Truth(), 0.02, 5);
   FitOptions options;
   options.starts = 6;
-  Checked<FitResult> a = FitPerfParams(RobertaLike(), points, options);
-  Checked<FitResult> b = FitPerfParams(RobertaLike(), points, options);
+  Result<FitResult> a = FitPerfParams(RobertaLike(), points, options);
+  Result<FitResult> b = FitPerfParams(RobertaLike(), points, options);
   ASSERT_TRUE(a && b);
   EXPECT_EQ(ToVector(a->params), ToVector(b->params));  // bit for bit
   EXPECT_EQ(a->rmsle, b->rmsle);
@@ -219,7 +219,7 @@ TEST(FitPerfParams, FixedParametersKeepTheirValue) {
   FitOptions options;
   options.initial.k_opt_off = 7e-9;
   options.free = {true, true, true, false, false, false, true};
-  Checked<FitResult> fit = FitPerfParams(RobertaLike(), points, options);
+  Result<FitResult> fit = FitPerfParams(RobertaLike(), points, options);
   ASSERT_TRUE(fit) << fit.error;
   EXPECT_EQ(fit->params.k_opt_off, 7e-9);
   EXPECT_EQ(fit->params.k_off, options.initial.k_off);
@@ -231,7 +231,7 @@ TEST(FitPerfParams, RefusesUnusableInput) {
   std::vector<ProfiledPoint> points = ProfilingRuns();
   Measure(points, Truth(), 0, 0);
   std::vector<ProfiledPoint> six(points.begin(), points.begin() + 6);
-  Checked<FitResult> few = FitPerfParams(RobertaLike(), six);
+  Result<FitResult> few = FitPerfParams(RobertaLike(), six);
   ASSERT_FALSE(few);
   EXPECT_EQ(few.error, "perf: fit: 6 profiled points, expected at least 7 (Rubick §4.3)");
 

@@ -42,7 +42,7 @@ FittedModel AwkwardFit() {
 
 TEST(FittedModelJson, RoundTripsEveryDoubleBitExactly) {
   FittedModel in = AwkwardFit();
-  Checked<FittedModel> out = FittedModelFromJson(FittedModelToJson(in));
+  Result<FittedModel> out = FittedModelFromJson(FittedModelToJson(in));
   ASSERT_TRUE(out) << out.error;
   EXPECT_EQ(out->model_name, "fmnist_cnn");
   ParamVector a = ToVector(in.params), b = ToVector(out->params);
@@ -74,7 +74,7 @@ TEST(FittedModelJson, OptionalModelFieldsTakeModelDescDefaults) {
     "params": {"k_bwd": 2, "k_sync": 2, "k_opt": 1e-9, "k_opt_off": 1e-8, "k_off": 2,
                "k_swap": 2, "k_const": 0.01},
     "b_intra": 1e9, "b_inter": 1e9, "b_pcie": 1e10})";
-  Checked<FittedModel> out = FittedModelFromJson(text);
+  Result<FittedModel> out = FittedModelFromJson(text);
   ASSERT_TRUE(out) << out.error;
   EXPECT_EQ(out->model.layers, ModelDesc{}.layers);
   EXPECT_EQ(out->model.grad_bytes, ModelDesc{}.grad_bytes);
@@ -121,7 +121,7 @@ TEST(FittedModelJson, FitPointsRoundTripAndAreOptional) {
   in.fit_points[1].plan.offload = true;
   in.fit_points[1].plan.zero_stage = 2;
   in.fit_points[1].plan.cpu_threads = 2;
-  Checked<FittedModel> out = FittedModelFromJson(FittedModelToJson(in));
+  Result<FittedModel> out = FittedModelFromJson(FittedModelToJson(in));
   ASSERT_TRUE(out) << out.error;
   ASSERT_EQ(out->fit_points.size(), 2u);
   EXPECT_TRUE(SameBits(out->fit_points[0].throughput, point.throughput));
@@ -132,7 +132,7 @@ TEST(FittedModelJson, FitPointsRoundTripAndAreOptional) {
   // Files written before fit_points existed (and models without them) load with none.
   const std::string old = FittedModelToJson(AwkwardFit());
   ASSERT_EQ(old.find("fit_points"), std::string::npos);
-  Checked<FittedModel> loaded = FittedModelFromJson(old);
+  Result<FittedModel> loaded = FittedModelFromJson(old);
   ASSERT_TRUE(loaded) << loaded.error;
   EXPECT_TRUE(loaded->fit_points.empty());
 }
@@ -146,7 +146,7 @@ TEST(FittedModelJson, RefusesMalformedFitPoints) {
        "fit_points[0].resources: missing"},
   };
   for (const BadCase& c : cases) {
-    Checked<FittedModel> out = FittedModelFromJson(c.text);
+    Result<FittedModel> out = FittedModelFromJson(c.text);
     EXPECT_FALSE(out) << c.name;
     EXPECT_NE(out.error.find(c.expected), std::string::npos)
         << c.name << ": got \"" << out.error << "\"";
@@ -172,13 +172,13 @@ TEST(FittedModelJson, RefusesMalformedInputNamingTheField) {
        "model_name: expected a non-empty string"},
   };
   for (const BadCase& c : cases) {
-    Checked<FittedModel> out = FittedModelFromJson(c.text);
+    Result<FittedModel> out = FittedModelFromJson(c.text);
     EXPECT_FALSE(out) << c.name;
     EXPECT_NE(out.error.find(c.expected), std::string::npos)
         << c.name << ": got \"" << out.error << "\"";
   }
   // A required key that is simply absent.
-  Checked<FittedModel> out = FittedModelFromJson(R"({"format": "elastic-perf-fitted/1"})");
+  Result<FittedModel> out = FittedModelFromJson(R"({"format": "elastic-perf-fitted/1"})");
   ASSERT_FALSE(out);
   EXPECT_NE(out.error.find("model_name: missing"), std::string::npos) << out.error;
 }
@@ -188,15 +188,15 @@ TEST(FittedModelJson, GradientExchangeRoundTripsAndDefaultsToTheRing) {
   in.model.gradient_exchange = GradientExchange::kEstSlots;
   const std::string text = FittedModelToJson(in);
   EXPECT_NE(text.find("\"gradient_exchange\": \"est-slots\""), std::string::npos) << text;
-  Checked<FittedModel> out = FittedModelFromJson(text);
+  Result<FittedModel> out = FittedModelFromJson(text);
   ASSERT_TRUE(out) << out.error;
   EXPECT_EQ(out->model.gradient_exchange, GradientExchange::kEstSlots);
   // Files written before the key existed describe Rubick's ring all-reduce.
-  Checked<FittedModel> old =
+  Result<FittedModel> old =
       FittedModelFromJson(Replace(text, "\"gradient_exchange\": \"est-slots\",", ""));
   ASSERT_TRUE(old) << old.error;
   EXPECT_EQ(old->model.gradient_exchange, GradientExchange::kRingAllReduce);
-  Checked<FittedModel> bad =
+  Result<FittedModel> bad =
       FittedModelFromJson(ReplaceValue(text, "gradient_exchange", "\"nccl\""));
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error.find("model.gradient_exchange: expected \"ring-all-reduce\", "
@@ -237,7 +237,7 @@ ProfiledPoints TwoRuns() {
 
 TEST(ProfiledPointsJson, RoundTripsBitExactly) {
   ProfiledPoints in = TwoRuns();
-  Checked<ProfiledPoints> out = ProfiledPointsFromJson(ProfiledPointsToJson(in));
+  Result<ProfiledPoints> out = ProfiledPointsFromJson(ProfiledPointsToJson(in));
   ASSERT_TRUE(out) << out.error;
   ASSERT_EQ(out->runs.size(), 2u);
   EXPECT_TRUE(SameBits(out->b_intra, in.b_intra));
@@ -280,7 +280,7 @@ TEST(ProfiledPointsJson, RefusesAMalformedBackwardPass) {
        "bwd_s_per_pass and bwd_s_per_sample"},
   };
   for (const auto& [text, error] : cases) {
-    Checked<ProfiledPoints> out = ProfiledPointsFromJson(text);
+    Result<ProfiledPoints> out = ProfiledPointsFromJson(text);
     ASSERT_FALSE(out) << text;
     EXPECT_NE(out.error.find(error), std::string::npos) << out.error;
   }
@@ -293,7 +293,7 @@ TEST(ProfiledPointsJson, FixedForwardCostIsOptional) {
     text.erase(at, text.find_first_of(",}", at) + 1 - at);
   }
   ASSERT_EQ(text.find("fwd_s_per_pass"), std::string::npos);
-  Checked<ProfiledPoints> out = ProfiledPointsFromJson(text);
+  Result<ProfiledPoints> out = ProfiledPointsFromJson(text);
   ASSERT_TRUE(out) << out.error << "\n" << text;
   EXPECT_EQ(out->runs[0].point.resources.fwd_s_per_pass, 0.0);
 }
@@ -313,7 +313,7 @@ TEST(ProfiledPointsJson, RefusesMalformedRuns) {
       {"fitted file", FittedModelToJson(AwkwardFit()), "unknown key"},
   };
   for (const BadCase& c : cases) {
-    Checked<ProfiledPoints> out = ProfiledPointsFromJson(c.text);
+    Result<ProfiledPoints> out = ProfiledPointsFromJson(c.text);
     EXPECT_FALSE(out) << c.name;
     EXPECT_NE(out.error.find(c.expected), std::string::npos)
         << c.name << ": got \"" << out.error << "\"";

@@ -16,7 +16,7 @@ using testing::SmallModel;
 
 IterationTime Predict(const Resources& r, const ExecutionPlan& plan,
                       const ModelDesc& m = SmallModel()) {
-  Checked<IterationTime> t = PredictIteration(m, r, plan, RoundParams());
+  Result<IterationTime> t = PredictIteration(m, r, plan, RoundParams());
   EXPECT_TRUE(t) << t.error;
   return t ? *t : IterationTime{};
 }

@@ -14,7 +14,7 @@ using testing::SmallModel;
 
 ExecutionPlan Best(const ModelDesc& m, const Resources& r, const PerfParams& k = RoundParams(),
                    const PlanSearchOptions& options = {}) {
-  Checked<PlanChoice> choice = GetBestPlan(m, r, k, options);
+  Result<PlanChoice> choice = GetBestPlan(m, r, k, options);
   EXPECT_TRUE(choice) << choice.error;
   return choice ? choice->plan : ExecutionPlan{.dp = 0};
 }
@@ -70,14 +70,14 @@ TEST(GetBestPlan, ZeroOffloadIsTheOnlyPlanOnOneSmallGpu) {
   ExecutionPlan plan = Best(SmallModel(), WithMemory(OneNode(1), 1.1e9, 4e9));
   EXPECT_EQ(Describe(plan), "dp=1+zero-2+offload,c=16");
   // Not enough host memory for the offloaded states: nothing fits, and the reason says so.
-  Checked<PlanChoice> none =
+  Result<PlanChoice> none =
       GetBestPlan(SmallModel(), WithMemory(OneNode(1), 1.1e9, 1e9), RoundParams());
   ASSERT_FALSE(none);
   EXPECT_NE(none.error.find("fits memory on 1 GPUs"), std::string::npos) << none.error;
 }
 
 TEST(GetBestPlan, ReportsTheChosenPlansTimeAndMemory) {
-  Checked<PlanChoice> choice =
+  Result<PlanChoice> choice =
       GetBestPlan(SmallModel(), WithMemory(OneNode(1), 80e9), RoundParams());
   ASSERT_TRUE(choice);
   EXPECT_DOUBLE_EQ(choice->time.iter, 0.30);
@@ -153,7 +153,7 @@ TEST(GetBestPlan, FixedFamilyRestrictsTheSearch) {
     ExecutionPlan plan = Best(SmallModel(), r, RoundParams(), {.family = family});
     EXPECT_EQ(Family(plan), family) << Describe(plan);
   }
-  Checked<PlanChoice> tp = GetBestPlan(SmallModel(), r, RoundParams(), {.family = Plan::kTp});
+  Result<PlanChoice> tp = GetBestPlan(SmallModel(), r, RoundParams(), {.family = Plan::kTp});
   ASSERT_FALSE(tp);  // TP under the default d1
   EXPECT_NE(tp.error.find("no valid plan for 4 GPUs under determinism d1 and plan tp"),
             std::string::npos)

@@ -34,13 +34,13 @@ void Hold(ClusterState& cluster, JobState& job, Allocation allocation, double en
 }
 
 TEST(MakePolicy, UnknownNameListsChoices) {
-  PolicyOrError made = MakePolicy("fifo");
-  EXPECT_FALSE(made.policy);
+  auto made = MakePolicy("fifo");
+  EXPECT_FALSE(made);
   EXPECT_EQ(made.error,
             "elastic policy: unknown policy \"fifo\": expected one of backfill, easyscale, "
             "rubick, elastic, rubick-e, rubick-r, rubick-n");
-  EXPECT_EQ(MakePolicy("backfill").policy->Name(), "backfill");
-  EXPECT_TRUE(MakePolicy("easyscale").policy->WantsElasticJobs());
+  EXPECT_EQ((*MakePolicy("backfill"))->Name(), "backfill");
+  EXPECT_TRUE((*MakePolicy("easyscale"))->WantsElasticJobs());
 }
 
 TEST(Backfill, StartsInQueueOrderWithBestFit) {

@@ -132,14 +132,14 @@ TEST(FixedCpus, BackfillAndEasyScaleKeepTheirCpusPerDevice) {
     AddNodes(cluster, 1, 4, "gpu", 1.0);
     JobState job = CpuJob("a", 2, 6.0, 0);
     job.max_cpus_per_device = job.min_cpus_per_device = job.cpus_per_device;
-    PolicyOutput out = MakePolicy(name).policy->Decide(cluster, {job}, 10);
+    PolicyOutput out = (*MakePolicy(name))->Decide(cluster, {job}, 10);
     ASSERT_EQ(out.decisions.size(), 1u) << name;
     EXPECT_LT(out.decisions[0].cpus_per_device, 0) << name;
-    EXPECT_FALSE(MakePolicy(name).policy->SchedulesCpus()) << name;
+    EXPECT_FALSE((*MakePolicy(name))->SchedulesCpus()) << name;
   }
-  EXPECT_TRUE(MakePolicy("rubick").policy->SchedulesCpus());
-  EXPECT_TRUE(MakePolicy("elastic").policy->SchedulesCpus());
-  EXPECT_FALSE(MakePolicy("rubick-e").policy->SchedulesCpus());
+  EXPECT_TRUE((*MakePolicy("rubick"))->SchedulesCpus());
+  EXPECT_TRUE((*MakePolicy("elastic"))->SchedulesCpus());
+  EXPECT_FALSE((*MakePolicy("rubick-e"))->SchedulesCpus());
 }
 
 // A job holding all 4 a100s (C=2) of a mixed cluster, with 4 v100s free. elastic grows it onto

@@ -58,7 +58,7 @@ struct CpuBound {
 TEST(CpuReclaim, CheaperCpusGoToTheJobThatGainsMore) {
   for (const char* name : {"rubick", "elastic"}) {
     CpuBound c(2, 2);
-    PolicyOutput out = MakePolicy(name).policy->Decide(c.cluster, c.jobs, 10000);
+    PolicyOutput out = (*MakePolicy(name))->Decide(c.cluster, c.jobs, 10000);
     const Decision* a = Find(out, "a");
     const Decision* b = Find(out, "b");
     ASSERT_NE(a, nullptr) << name;

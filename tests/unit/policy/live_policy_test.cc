@@ -21,9 +21,9 @@ namespace {
 constexpr std::int64_t kNow = 1'000'000;
 
 std::unique_ptr<Policy> Make(std::string_view name) {
-  PolicyOrError made = MakePolicy(name, LivePolicyOptions(LiveOptions{}));
-  EXPECT_TRUE(made.policy) << made.error;
-  return std::move(made.policy);
+  auto made = MakePolicy(name, LivePolicyOptions(LiveOptions{}));
+  EXPECT_TRUE(made) << made.error;
+  return made ? std::move(*made) : nullptr;
 }
 
 // A partition of nodes n1..n<count> (8 CPUs each); jobs are added with Job(), the rest is free.

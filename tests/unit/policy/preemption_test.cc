@@ -56,7 +56,7 @@ struct FullNode {
 TEST(Preemption, GuaranteedJobPreemptsTheLowestSlopeBestEffortJob) {
   for (const char* name : {"rubick", "elastic"}) {
     FullNode c;
-    PolicyOutput out = MakePolicy(name).policy->Decide(c.cluster, c.jobs, 10000);
+    PolicyOutput out = (*MakePolicy(name))->Decide(c.cluster, c.jobs, 10000);
     const Decision* a = Find(out, "a");
     const Decision* g = Find(out, "g");
     ASSERT_NE(a, nullptr) << name;

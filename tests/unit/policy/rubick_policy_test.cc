@@ -169,12 +169,12 @@ TEST(RubickVariants, NamesAndWhatEachDisables) {
   for (const Row& row : {Row{"rubick", true, true}, Row{"rubick-e", false, true},
                          Row{"rubick-r", true, false}, Row{"rubick-n", false, false},
                          Row{"elastic", true, true}}) {
-    PolicyOrError made = MakePolicy(row.name);
-    ASSERT_TRUE(made.policy) << row.name;
-    EXPECT_EQ(made.policy->Name(), row.name);
-    EXPECT_EQ(made.policy->WantsElasticJobs(), row.resources) << row.name;
-    EXPECT_EQ(made.policy->GrowsBeyondRequest(), row.resources) << row.name;
-    EXPECT_EQ(made.policy->ReconfiguresPlans(), row.plans) << row.name;
+    auto made = MakePolicy(row.name);
+    ASSERT_TRUE(made) << row.name;
+    EXPECT_EQ((*made)->Name(), row.name);
+    EXPECT_EQ((*made)->WantsElasticJobs(), row.resources) << row.name;
+    EXPECT_EQ((*made)->GrowsBeyondRequest(), row.resources) << row.name;
+    EXPECT_EQ((*made)->ReconfiguresPlans(), row.plans) << row.name;
   }
 }
 

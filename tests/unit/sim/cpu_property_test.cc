@@ -32,15 +32,15 @@ class CpuTraces : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CpuTraces, NeverOverAllocatesAndIsDeterministic) {
   const char* spec = "3x4:cpus=16:mem=48G,1x8:a100:cpus=64:mem=96G";
-  ClusterOrError cluster = ParseClusterSpec(spec);
+  auto cluster = ParseClusterSpec(spec);
   ASSERT_EQ(cluster.error, "");
   auto made = policy::MakePolicy(GetParam());
-  ASSERT_TRUE(made.policy);
+  ASSERT_TRUE(made);
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     std::vector<TraceJob> trace = RandomTrace(seed, 80);
     // The simulator validates every decision against each node's free devices, CPUs and memory
     // and re-counts all three after every event; any violation aborts the replay with an error.
-    SimResult first = Simulate(cluster.cluster, trace, *made.policy, CpuOptions(seed));
+    SimResult first = Simulate(*cluster, trace, **made, CpuOptions(seed));
     ASSERT_EQ(first.error, "") << "seed " << seed;
     EXPECT_LE(first.max_used_devices, first.total_devices);
     EXPECT_LE(first.max_used_cpus_per_node_share, 1.0);
@@ -50,7 +50,7 @@ TEST_P(CpuTraces, NeverOverAllocatesAndIsDeterministic) {
       EXPECT_GE(job.peak_devices, job.min_devices) << job.id;
       EXPECT_LE(job.peak_devices, job.max_devices) << job.id;
     }
-    SimResult second = Simulate(cluster.cluster, trace, *made.policy, CpuOptions(seed));
+    SimResult second = Simulate(*cluster, trace, **made, CpuOptions(seed));
     EXPECT_EQ(ToJson(first, {"t", spec, seed}).dump(), ToJson(second, {"t", spec, seed}).dump());
   }
 }
@@ -67,7 +67,7 @@ INSTANTIATE_TEST_SUITE_P(Policies, CpuTraces,
 // CPU-aware policies use the CPUs: on a CPU-bound workload they hold more of them per device-second
 // than the fixed share would need, and finish sooner than backfill with the fixed share.
 TEST(CpuProperty, SchedulingCpusBeatsAFixedShare) {
-  ClusterOrError cluster = ParseClusterSpec("2x8:cpus=48");
+  auto cluster = ParseClusterSpec("2x8:cpus=48");
   SimOptions options = CpuOptions(3);
   options.memory_need_max = 0.0;
   options.rigid_fraction = 0.0;
@@ -75,10 +75,8 @@ TEST(CpuProperty, SchedulingCpusBeatsAFixedShare) {
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     options.seed = seed;
     std::vector<TraceJob> trace = RandomTrace(seed, 60);
-    backfill += Simulate(cluster.cluster, trace, *policy::MakePolicy("backfill").policy, options)
-                    .avg_jct_s;
-    rubick += Simulate(cluster.cluster, trace, *policy::MakePolicy("rubick").policy, options)
-                  .avg_jct_s;
+    backfill += Simulate(*cluster, trace, **policy::MakePolicy("backfill"), options).avg_jct_s;
+    rubick += Simulate(*cluster, trace, **policy::MakePolicy("rubick"), options).avg_jct_s;
   }
   EXPECT_LT(rubick, backfill);
 }
@@ -86,7 +84,7 @@ TEST(CpuProperty, SchedulingCpusBeatsAFixedShare) {
 // SLA with CPUs scheduled: with quota for every guaranteed job, guaranteed jobs never run on
 // fewer devices than requested.
 TEST(CpuProperty, GuaranteedJobsNeverBelowTheirSla) {
-  ClusterOrError cluster = ParseClusterSpec("2x8:cpus=96");
+  auto cluster = ParseClusterSpec("2x8:cpus=96");
   for (const char* name : {"rubick", "elastic"}) {
     auto made = policy::MakePolicy(name);
     for (std::uint64_t seed = 1; seed <= 10; ++seed) {
@@ -94,7 +92,7 @@ TEST(CpuProperty, GuaranteedJobsNeverBelowTheirSla) {
       options.memory_need_max = 0.0;
       options.rigid_fraction = 0.0;
       options.quota_fraction = 100.0;
-      SimResult result = Simulate(cluster.cluster, RandomTrace(seed, 80), *made.policy, options);
+      SimResult result = Simulate(*cluster, RandomTrace(seed, 80), **made, options);
       ASSERT_EQ(result.error, "");
       for (const Segment& segment : result.timeline) {
         const JobRecord& job = result.jobs[segment.job];
@@ -109,13 +107,13 @@ TEST(CpuProperty, GuaranteedJobsNeverBelowTheirSla) {
 // reservation under elastic (nodes with CPUs for every device at the largest need, so devices
 // alone decide when the head fits).
 TEST(CpuProperty, RigidJobsNeverStartAfterTheirReservation) {
-  ClusterOrError cluster = ParseClusterSpec("2x8:cpus=192,3x4:a100:cpus=192");
+  auto cluster = ParseClusterSpec("2x8:cpus=192,3x4:a100:cpus=192");
   auto made = policy::MakePolicy("elastic");
   int reserved = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     SimOptions options = CpuOptions(seed);
     options.rigid_fraction = 0.5;
-    SimResult result = Simulate(cluster.cluster, RandomTrace(seed, 80), *made.policy, options);
+    SimResult result = Simulate(*cluster, RandomTrace(seed, 80), **made, options);
     ASSERT_EQ(result.error, "");
     for (const JobRecord& job : result.jobs) {
       if (job.first_reservation_s == policy::kNever) continue;
@@ -133,14 +131,14 @@ TEST(CpuProperty, RigidJobsNeverStartAfterTheirReservation) {
 // (reservation.h), and every action is checked against it in all three dimensions.
 TEST(CpuProperty, RigidJobsKeepTheirReservationWhenCpusAndMemoryBind) {
   const char* spec = "2x8:cpus=24:mem=48G,3x4:a100:cpus=24:mem=32G";
-  ClusterOrError cluster = ParseClusterSpec(spec);
+  auto cluster = ParseClusterSpec(spec);
   ASSERT_EQ(cluster.error, "");
   auto made = policy::MakePolicy("elastic");
   int reserved = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     SimOptions options = CpuOptions(seed);
     options.rigid_fraction = 0.5;
-    SimResult result = Simulate(cluster.cluster, RandomTrace(seed, 80), *made.policy, options);
+    SimResult result = Simulate(*cluster, RandomTrace(seed, 80), **made, options);
     ASSERT_EQ(result.error, "") << "seed " << seed;
     for (const JobRecord& job : result.jobs) {
       if (job.first_reservation_s == policy::kNever) continue;

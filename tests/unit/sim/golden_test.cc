@@ -37,12 +37,12 @@ SimOptions ExactOptions() {
 // Device-seconds: 400 + 200 + 800 + 60 + 400 = 1860 of 8 x 400 -> utilization 0.58125.
 // Queueing: 0, 0, 90, 30, 180 -> avg 60.
 TEST(GoldenTrace, BackfillScheduleMatchesHandComputation) {
-  TraceOrError trace = LoadTrace(TracePath("golden_backfill.csv"));
+  auto trace = LoadTrace(TracePath("golden_backfill.csv"));
   ASSERT_EQ(trace.error, "");
-  ClusterOrError cluster = ParseClusterSpec("2x4");
+  auto cluster = ParseClusterSpec("2x4");
   ASSERT_EQ(cluster.error, "");
   auto made = policy::MakePolicy("backfill");
-  SimResult result = Simulate(cluster.cluster, trace.jobs, *made.policy, ExactOptions());
+  SimResult result = Simulate(*cluster, *trace, **made, ExactOptions());
   ASSERT_EQ(result.error, "");
   struct Expected {
     const char* id;
@@ -70,16 +70,16 @@ TEST(GoldenTrace, BackfillScheduleMatchesHandComputation) {
 // saves 110 x (1 - 2/4) = 55 s > 10 s cost, so q resizes: paused until 110, then 220 / 4 = 55 s
 // -> ends 165, JCT 155. avg JCT 127.5; device-seconds 100 + 2 x 90 + 4 x 65 = 540 of 4 x 165.
 TEST(GoldenTrace, EasyScaleUsesWasteModelAndGrows) {
-  TraceOrError trace = LoadTrace(TracePath("golden_easyscale.csv"));
+  auto trace = LoadTrace(TracePath("golden_easyscale.csv"));
   ASSERT_EQ(trace.error, "");
-  ClusterOrError cluster = ParseClusterSpec("1x4");
+  auto cluster = ParseClusterSpec("1x4");
   policy::PolicyOptions policy_options;
   policy_options.resize_cost_s = 10.0;
   policy_options.min_resize_interval_s = 50.0;
   auto made = policy::MakePolicy("easyscale", policy_options);
   SimOptions options = ExactOptions();
   options.resize_cost_s = 10.0;
-  SimResult result = Simulate(cluster.cluster, trace.jobs, *made.policy, options);
+  SimResult result = Simulate(*cluster, *trace, **made, options);
   ASSERT_EQ(result.error, "");
   EXPECT_NEAR(Job(result, "p").end_s, 100.0, 1e-6);
   EXPECT_NEAR(Job(result, "q").start_s, 10.0, 1e-6);

@@ -9,21 +9,21 @@
 namespace elastic::sim {
 namespace {
 
-TraceOrError Parse(const std::string& text) {
+Result<std::vector<TraceJob>> Parse(const std::string& text) {
   std::istringstream in(text);
   return ParseTrace(in, "t.csv");
 }
 
 TEST(Trace, ParsesRowsAndSortsBySubmitTime) {
-  TraceOrError trace = Parse(
+  auto trace = Parse(
       "job_id,submit_time_s,num_gpus,duration_s,vc,orig_submit_time\r\n"
       "x,5,2,10,vc1,2017-12-01 07:45:37\r\n"
       "y,0,1,20,vc2,2017-12-01 07:45:32\r\n");
   ASSERT_EQ(trace.error, "");
-  ASSERT_EQ(trace.jobs.size(), 2u);
-  EXPECT_EQ(trace.jobs[0].id, "y");
-  EXPECT_EQ(trace.jobs[1].gpus, 2);
-  EXPECT_EQ(trace.jobs[1].tenant, "vc1");
+  ASSERT_EQ(trace->size(), 2u);
+  EXPECT_EQ((*trace)[0].id, "y");
+  EXPECT_EQ((*trace)[1].gpus, 2);
+  EXPECT_EQ((*trace)[1].tenant, "vc1");
 }
 
 TEST(Trace, ErrorsNameFileLineColumnAndValue) {
@@ -44,14 +44,14 @@ TEST(Trace, ErrorsNameFileLineColumnAndValue) {
 }
 
 TEST(ClusterSpec, ParsesHeterogeneousSpec) {
-  ClusterOrError parsed = ParseClusterSpec("2x8:a100,3x4:v100,1x2");
+  auto parsed = ParseClusterSpec("2x8:a100,3x4:v100,1x2");
   ASSERT_EQ(parsed.error, "");
-  ASSERT_EQ(parsed.cluster.nodes.size(), 6u);
-  EXPECT_EQ(parsed.cluster.nodes[0].device_type, "a100");
-  EXPECT_EQ(parsed.cluster.nodes[0].devices, 8);
-  EXPECT_DOUBLE_EQ(parsed.cluster.nodes[0].capability, 2.0);
-  EXPECT_EQ(parsed.cluster.nodes[4].free_devices, 4);
-  EXPECT_EQ(parsed.cluster.nodes[5].device_type, "gpu");
+  ASSERT_EQ(parsed->nodes.size(), 6u);
+  EXPECT_EQ(parsed->nodes[0].device_type, "a100");
+  EXPECT_EQ(parsed->nodes[0].devices, 8);
+  EXPECT_DOUBLE_EQ(parsed->nodes[0].capability, 2.0);
+  EXPECT_EQ(parsed->nodes[4].free_devices, 4);
+  EXPECT_EQ(parsed->nodes[5].device_type, "gpu");
 }
 
 TEST(ClusterSpec, RejectsMalformedItems) {
@@ -65,17 +65,17 @@ TEST(ClusterSpec, RejectsMalformedItems) {
 // Per-node CPUs and host memory: explicit (cpus=N, mem=SIZE with M/G/T), or 8 CPUs and 64 GiB per
 // device by default, so old specs keep their meaning.
 TEST(ClusterSpec, ParsesCpusAndMemory) {
-  ClusterOrError parsed = ParseClusterSpec("1x8:a100:cpus=64:mem=512G,1x4:mem=1T,1x2:v100:cpus=6");
+  auto parsed = ParseClusterSpec("1x8:a100:cpus=64:mem=512G,1x4:mem=1T,1x2:v100:cpus=6");
   ASSERT_EQ(parsed.error, "");
-  ASSERT_EQ(parsed.cluster.nodes.size(), 3u);
-  EXPECT_EQ(parsed.cluster.nodes[0].cpus, 64);
-  EXPECT_EQ(parsed.cluster.nodes[0].free_cpus, 64);
-  EXPECT_EQ(parsed.cluster.nodes[0].memory_mb, 512 * 1024);
-  EXPECT_EQ(parsed.cluster.nodes[1].device_type, "gpu");
-  EXPECT_EQ(parsed.cluster.nodes[1].cpus, 4 * 8);
-  EXPECT_EQ(parsed.cluster.nodes[1].memory_mb, 1024 * 1024);
-  EXPECT_EQ(parsed.cluster.nodes[2].cpus, 6);
-  EXPECT_EQ(parsed.cluster.nodes[2].free_memory_mb, 2 * 64 * 1024);
+  ASSERT_EQ(parsed->nodes.size(), 3u);
+  EXPECT_EQ(parsed->nodes[0].cpus, 64);
+  EXPECT_EQ(parsed->nodes[0].free_cpus, 64);
+  EXPECT_EQ(parsed->nodes[0].memory_mb, 512 * 1024);
+  EXPECT_EQ(parsed->nodes[1].device_type, "gpu");
+  EXPECT_EQ(parsed->nodes[1].cpus, 4 * 8);
+  EXPECT_EQ(parsed->nodes[1].memory_mb, 1024 * 1024);
+  EXPECT_EQ(parsed->nodes[2].cpus, 6);
+  EXPECT_EQ(parsed->nodes[2].free_memory_mb, 2 * 64 * 1024);
 }
 
 TEST(ClusterSpec, RejectsBadCpusAndMemory) {

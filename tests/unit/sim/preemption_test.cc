@@ -31,10 +31,10 @@ TEST(PreemptionReplay, GuaranteedJobPreemptsBestEffortWhichResumesLater) {
   const std::string b = IdOfClass("b", false, options);
   const std::string g = IdOfClass("g", true, options);
   std::vector<TraceJob> trace{{b, 0, 4, 5000, ""}, {g, 2000, 4, 1000, ""}};
-  ClusterOrError cluster = ParseClusterSpec("1x4");
+  auto cluster = ParseClusterSpec("1x4");
   for (const char* name : {"rubick", "elastic"}) {
     auto made = policy::MakePolicy(name);
-    SimResult result = Simulate(cluster.cluster, trace, *made.policy, options);
+    SimResult result = Simulate(*cluster, trace, **made, options);
     ASSERT_EQ(result.error, "") << name;
     const JobRecord& be = result.jobs[0];
     const JobRecord& gu = result.jobs[1];
@@ -53,7 +53,7 @@ TEST(PreemptionReplay, GuaranteedJobPreemptsBestEffortWhichResumesLater) {
   }
   // Without quota g is best-effort too: nobody is preempted, g waits for b.
   options.quota_fraction = 0.0;
-  SimResult plain = Simulate(cluster.cluster, trace, *policy::MakePolicy("rubick").policy, options);
+  SimResult plain = Simulate(*cluster, trace, **policy::MakePolicy("rubick"), options);
   ASSERT_EQ(plain.error, "");
   EXPECT_EQ(plain.preemptions, 0);
   EXPECT_NEAR(plain.jobs[0].end_s, 5000.0, 1e-6);
@@ -64,7 +64,7 @@ TEST(PreemptionReplay, GuaranteedJobPreemptsBestEffortWhichResumesLater) {
 // job finishes, and replays are deterministic.
 TEST(PreemptionProperty, OnlyBestEffortElasticJobsArePreemptedAndAllFinish) {
   for (const char* spec : {"2x8", "3x4,1x8:a100"}) {
-    ClusterOrError cluster = ParseClusterSpec(spec);
+    auto cluster = ParseClusterSpec(spec);
     for (const char* name : {"rubick", "elastic"}) {
       auto made = policy::MakePolicy(name);
       long preemptions = 0;
@@ -75,7 +75,7 @@ TEST(PreemptionProperty, OnlyBestEffortElasticJobsArePreemptedAndAllFinish) {
         options.rigid_fraction = 0.2;
         options.elastic_min_fraction = seed % 2 == 0 ? 0.5 : 0.0;  // fewer devices to shrink
         std::vector<TraceJob> trace = RandomTrace(seed, 80);
-        SimResult result = Simulate(cluster.cluster, trace, *made.policy, options);
+        SimResult result = Simulate(*cluster, trace, **made, options);
         ASSERT_EQ(result.error, "") << spec << " " << name << " seed " << seed;
         long counted = 0;
         for (const JobRecord& job : result.jobs) {
@@ -88,7 +88,7 @@ TEST(PreemptionProperty, OnlyBestEffortElasticJobsArePreemptedAndAllFinish) {
         }
         EXPECT_EQ(counted, result.preemptions);
         preemptions += result.preemptions;
-        SimResult again = Simulate(cluster.cluster, trace, *made.policy, options);
+        SimResult again = Simulate(*cluster, trace, **made, options);
         EXPECT_EQ(ToJson(result, {"t", spec, seed}).dump(),
                   ToJson(again, {"t", spec, seed}).dump());
       }

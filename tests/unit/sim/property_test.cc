@@ -20,10 +20,10 @@ struct Case {
 class RandomTraces : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RandomTraces, SafeCompleteAndDeterministic) {
-  ClusterOrError cluster = ParseClusterSpec(GetParam().cluster);
+  auto cluster = ParseClusterSpec(GetParam().cluster);
   ASSERT_EQ(cluster.error, "");
   auto made = policy::MakePolicy(GetParam().policy);
-  ASSERT_TRUE(made.policy);
+  ASSERT_TRUE(made);
   for (std::uint64_t seed = 1; seed <= 15; ++seed) {
     std::vector<TraceJob> trace = RandomTrace(seed, 80);
     SimOptions options;
@@ -34,7 +34,7 @@ TEST_P(RandomTraces, SafeCompleteAndDeterministic) {
     options.memory_need_max = seed % 2 == 1 ? 1.5 : 0.0;
     // The simulator validates every decision (no over-allocation, sizes within [min,max]) and
     // re-checks per-node accounting after every event; any violation aborts with an error.
-    SimResult first = Simulate(cluster.cluster, trace, *made.policy, options);
+    SimResult first = Simulate(*cluster, trace, **made, options);
     ASSERT_EQ(first.error, "") << "seed " << seed;
     EXPECT_LE(first.max_used_devices, first.total_devices);
     for (const JobRecord& job : first.jobs) {
@@ -43,7 +43,7 @@ TEST_P(RandomTraces, SafeCompleteAndDeterministic) {
       EXPECT_GE(job.peak_devices, job.min_devices) << job.id;
       EXPECT_LE(job.peak_devices, job.max_devices) << job.id;
     }
-    SimResult second = Simulate(cluster.cluster, trace, *made.policy, options);
+    SimResult second = Simulate(*cluster, trace, **made, options);
     EXPECT_EQ(ToJson(first, {"t", GetParam().cluster, seed}).dump(),
               ToJson(second, {"t", GetParam().cluster, seed}).dump());
   }
@@ -68,13 +68,13 @@ INSTANTIATE_TEST_SUITE_P(Policies, RandomTraces,
 // at least as fast as the reference), no backfilled job delays the head: every job starts no
 // later than the earliest reservation it was given.
 TEST(BackfillProperty, HeadReservationNeverDelayed) {
-  ClusterOrError cluster = ParseClusterSpec("3x4,1x8:a100");
+  auto cluster = ParseClusterSpec("3x4,1x8:a100");
   auto made = policy::MakePolicy("backfill");
   SimOptions options;
   options.min_comm_ratio = options.max_comm_ratio = 0.0;
   int reserved = 0;
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-    SimResult result = Simulate(cluster.cluster, RandomTrace(seed, 80), *made.policy, options);
+    SimResult result = Simulate(*cluster, RandomTrace(seed, 80), **made, options);
     ASSERT_EQ(result.error, "");
     for (const JobRecord& job : result.jobs) {
       if (job.first_reservation_s == policy::kNever) continue;
@@ -90,14 +90,14 @@ TEST(BackfillProperty, HeadReservationNeverDelayed) {
 // the policy checks every action against the devices held at the reservation).
 TEST(ElasticProperty, RigidJobsNeverStartAfterTheirReservation) {
   for (const char* spec : {"3x4,1x8:a100", "2x8"}) {
-    ClusterOrError cluster = ParseClusterSpec(spec);
+    auto cluster = ParseClusterSpec(spec);
     auto made = policy::MakePolicy("elastic");
     int reserved = 0;
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
       SimOptions options;
       options.seed = seed;
       options.rigid_fraction = 0.5;
-      SimResult result = Simulate(cluster.cluster, RandomTrace(seed, 80), *made.policy, options);
+      SimResult result = Simulate(*cluster, RandomTrace(seed, 80), **made, options);
       ASSERT_EQ(result.error, "");
       for (const JobRecord& job : result.jobs) {
         if (job.first_reservation_s == policy::kNever) continue;
@@ -114,14 +114,14 @@ TEST(ElasticProperty, RigidJobsNeverStartAfterTheirReservation) {
 // SLA: with quota for every guaranteed job, rubick and elastic never run a guaranteed job on fewer
 // devices than requested (capability-1 devices on 8-device nodes: minRes = requested).
 TEST(RubickProperty, GuaranteedJobsNeverBelowTheirSla) {
-  ClusterOrError cluster = ParseClusterSpec("2x8");
+  auto cluster = ParseClusterSpec("2x8");
   for (const char* name : {"rubick", "elastic"}) {
     auto made = policy::MakePolicy(name);
     for (std::uint64_t seed = 1; seed <= 15; ++seed) {
       SimOptions options;
       options.seed = seed;
       options.quota_fraction = 100.0;
-      SimResult result = Simulate(cluster.cluster, RandomTrace(seed, 80), *made.policy, options);
+      SimResult result = Simulate(*cluster, RandomTrace(seed, 80), **made, options);
       ASSERT_EQ(result.error, "");
       int guaranteed = 0;
       for (const Segment& segment : result.timeline) {
@@ -136,10 +136,10 @@ TEST(RubickProperty, GuaranteedJobsNeverBelowTheirSla) {
 }
 
 TEST(Simulator, UnplaceableRigidJobIsAnError) {
-  ClusterOrError cluster = ParseClusterSpec("1x4");
+  auto cluster = ParseClusterSpec("1x4");
   auto made = policy::MakePolicy("backfill");
   std::vector<TraceJob> trace{{"big", 0, 8, 10, ""}};
-  SimResult result = Simulate(cluster.cluster, trace, *made.policy);
+  SimResult result = Simulate(*cluster, trace, **made);
   EXPECT_EQ(result.error,
             "elastic-sim: job big needs 8 devices of one type but the largest device type in "
             "the cluster has 4");
