@@ -19,17 +19,6 @@ namespace {
   throw FileError(action + " " + path.string() + ": " + text, path, action + ": " + text);
 }
 
-std::string OctalMode(mode_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
-}
-
-std::filesystem::path DirectoryOf(const std::filesystem::path& target) {
-  std::filesystem::path dir = target.parent_path();
-  return dir.empty() ? std::filesystem::path(".") : dir;
-}
-
 // mkostemp: O_CREAT|O_EXCL, mode 0600 under the umask; never follows a symlink.
 UniqueFd CreateUnique(const std::filesystem::path& target, std::filesystem::path* temp) {
   const std::string pattern = target.string() + ".tmp-XXXXXX";
@@ -51,6 +40,18 @@ UniqueFd OpenFixed(const std::filesystem::path& temp, std::optional<mode_t> mode
 }
 
 }  // namespace
+
+std::string OctalMode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+std::filesystem::path DirectoryOf(const std::filesystem::path& path) {
+  std::filesystem::path dir = path.parent_path();
+  return dir.empty() ? std::filesystem::path(".") : dir;
+}
+
 
 FileError::FileError(const std::string& what, std::filesystem::path path, std::string reason)
     : std::runtime_error(what), path_(std::move(path)), reason_(std::move(reason)) {}

@@ -27,6 +27,11 @@ class FileError : public std::runtime_error {
   std::string reason_;
 };
 
+// "0600" for a mode's permission bits (error messages).
+std::string OctalMode(mode_t mode);
+// The directory holding `path` ("." for a bare file name): where a rename lands, what to fsync.
+std::filesystem::path DirectoryOf(const std::filesystem::path& path);
+
 enum class TempName {
   // <target>.tmp-XXXXXX, created with O_CREAT|O_EXCL (mkostemp): nothing planted there is
   // reused, and concurrent writers never share a temp file.

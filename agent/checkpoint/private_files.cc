@@ -23,17 +23,6 @@ constexpr mode_t kDirectoryMode = 0700;
   throw CheckpointError(path, action + ": " + strerror(error));
 }
 
-std::string OctalMode(mode_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
-}
-
-std::filesystem::path ParentOf(const std::filesystem::path& dir) {
-  std::filesystem::path parent = dir.parent_path();
-  return parent.empty() ? std::filesystem::path(".") : parent;
-}
-
 // A trailing slash gives "a/b/" an empty file name and "a/b" as its parent; drop it.
 std::filesystem::path WithoutTrailingSlash(const std::filesystem::path& dir) {
   return dir.has_filename() || !dir.has_parent_path() ? dir : dir.parent_path();
@@ -43,7 +32,7 @@ void MakeDirectoryChain(const std::filesystem::path& dir) {
   struct stat info;
   if (stat(dir.c_str(), &info) == 0) return;
   if (errno != ENOENT) ThrowErrno(dir, "cannot stat directory", errno);
-  std::filesystem::path parent = ParentOf(dir);
+  std::filesystem::path parent = DirectoryOf(dir);
   if (parent != dir) MakeDirectoryChain(parent);
   if (mkdir(dir.c_str(), kDirectoryMode) != 0) {
     if (errno == EEXIST) return;  // created meanwhile by someone else; checked by the caller

@@ -1,6 +1,7 @@
 // AtomicFile: content and mode after Commit, no temp file left, the old file kept on failure,
 // symlinks at the target or the fixed temp name not followed.
 #include "common/atomic_file.h"
+#include "tests/common/umask_scope.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -24,16 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class UmaskScope {
- public:
-  explicit UmaskScope(mode_t mask) : old_(::umask(mask)) {}
-  ~UmaskScope() { ::umask(old_); }
-  UmaskScope(const UmaskScope&) = delete;
-  UmaskScope& operator=(const UmaskScope&) = delete;
-
- private:
-  mode_t old_;
-};
+using test::UmaskScope;
 
 // Lowers the file-size limit so a write fails with EFBIG (as root too), SIGXFSZ ignored.
 class FileSizeLimit {

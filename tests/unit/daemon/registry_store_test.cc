@@ -1,6 +1,7 @@
 // The registry file in state_dir: private to root whatever the umask, and its temp file never
 // followed through a symlink.
 #include "scheduler/daemon/registry_store.h"
+#include "tests/common/umask_scope.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,16 +38,7 @@ DaemonState OneJob(std::uint32_t job_id) {
   return state;
 }
 
-class UmaskScope {
- public:
-  explicit UmaskScope(mode_t mask) : old_(::umask(mask)) {}
-  ~UmaskScope() { ::umask(old_); }
-  UmaskScope(const UmaskScope&) = delete;
-  UmaskScope& operator=(const UmaskScope&) = delete;
-
- private:
-  mode_t old_;
-};
+using test::UmaskScope;
 
 TEST(RegistryStore, SavedRegistryIs0600WhateverTheUmaskAndReadsBack) {
   testing::TempDir dir;
