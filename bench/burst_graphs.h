@@ -1,7 +1,7 @@
-// Synthetic but architecture-exact layer profiles for the burst planner benchmark: VGG-16,
+// Synthetic but architecture-exact layer profiles for the burst split benchmark: VGG-16,
 // WideResNet-101-2 and Inception-v3 as in torchvision (shapes, FLOPs, parameters and activation
 // sizes follow from the real layer shapes), with forward + backward times from a FLOPs/throughput
-// device model instead of measurements. Not part of the planner library.
+// device model instead of measurements. Not part of the burst split library.
 //
 // Layer granularity: a convolution with its batch norm and ReLU is one layer; pools, the residual
 // add (+ ReLU) and concatenations are layers of their own. Residual blocks and Inception modules

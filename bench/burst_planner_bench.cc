@@ -16,7 +16,7 @@
 #include "bench/burst_graphs.h"
 #include "perf/burst/layer_graph.h"
 #include "perf/burst/plan_cost.h"
-#include "perf/burst/planner.h"
+#include "perf/burst/burst_split.h"
 #include "perf/burst/profile_json.h"
 
 namespace {
@@ -110,15 +110,16 @@ int main(int argc, char** argv) {
                            std::to_string(scale.gpus) + ".json";
         std::ofstream(path) << burst::ProfileToJson(profile).dump(1) << "\n";
       }
-      burst::PlannerOptions planner;
-      planner.gpus = scale.gpus;
-      planner.amp_limit = options.amp_limit;
-      planner.counts = options.all_counts ? burst::CountSet::kAll : burst::CountSet::kPowersOfTwo;
+      burst::BurstSplitOptions split_options;
+      split_options.gpus = scale.gpus;
+      split_options.amp_limit = options.amp_limit;
+      split_options.counts =
+          options.all_counts ? burst::CountSet::kAll : burst::CountSet::kPowersOfTwo;
       std::vector<double> samples;
-      Result<burst::BurstPlan> result;
+      Result<burst::BurstSplit> result;
       for (int run = 0; run < options.runs; ++run) {
         auto started = Clock::now();
-        result = burst::PlanBurst(profile, planner);
+        result = burst::SplitForBurst(profile, split_options);
         samples.push_back(
             std::chrono::duration<double, std::milli>(Clock::now() - started).count());
       }
@@ -126,7 +127,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "burst_planner_bench: %s: %s\n", model.name, result.error.c_str());
         return 1;
       }
-      Result<burst::BurstPlan> uniform = burst::BestUniformPlan(profile, planner);
+      Result<burst::BurstSplit> uniform = burst::BestUniformSplit(profile, split_options);
       double ms = MedianMs(samples);
       if (s == 1 && std::string(model.name) == "Inception-v3") inception_1024_ms = ms;
       const burst::PlanCost& cost = result->cost;

@@ -1,7 +1,7 @@
-// elasticd's per-cycle decision (policy::PlanResizes) on a synthetic 1,000-node / 500-job Slurm
+// elasticd's per-cycle decision (policy::DecideResizes) on a synthetic 1,000-node / 500-job Slurm
 // view, in two scenarios (idle nodes to grow into; waiting jobs that need shrinks): what elasticd
-// runs, the 4-argument PlanResizes with MakePolicy(name) for each live policy, side by side with
-// the original greedy rule (the 3-argument PlanResizes). Median of N repeats (argv[1], default
+// runs, the 4-argument DecideResizes with MakePolicy(name) for each live policy, side by side with
+// the original greedy rule (the 3-argument DecideResizes). Median of N repeats (argv[1], default
 // 21) of the CPU time of this thread and of the wall time (the machine may be loaded: CPU time
 // is the figure to compare). Target (issue 4): <= 10 ms per cycle.
 #include <time.h>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "scheduler/policy/policy.h"
-#include "scheduler/policy/resize_planner.h"
+#include "scheduler/policy/resize_decision.h"
 
 namespace {
 
@@ -117,8 +117,8 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-ResizePlannerOptions BenchOptions() {
-  ResizePlannerOptions options;
+ResizeDecisionOptions BenchOptions() {
+  ResizeDecisionOptions options;
   options.min_resize_interval_s = 60;
   return options;
 }
@@ -126,23 +126,25 @@ ResizePlannerOptions BenchOptions() {
 // One row: `policy` null = the original greedy rule.
 void Bench(const char* scenario, const Scenario& s, const char* label, const Policy* policy,
            int repeats) {
-  const ResizePlannerOptions options = BenchOptions();
+  const ResizeDecisionOptions options = BenchOptions();
   std::vector<double> cpu_ms, wall_ms;
-  ResizePlan plan;
+  ResizeDecision decision;
   for (int rep = 0; rep < repeats; ++rep) {
     const double cpu = ThreadCpuMs();
     const auto start = Clock::now();
-    plan = policy ? PlanResizes(s.view, s.elastic, options, *policy)
-                  : PlanResizes(s.view, s.elastic, options);
+    decision = policy ? DecideResizes(s.view, s.elastic, options, *policy)
+                      : DecideResizes(s.view, s.elastic, options);
     wall_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     cpu_ms.push_back(ThreadCpuMs() - cpu);
   }
   int grows = 0, shrinks = 0;
-  for (const ResizeOrderPlan& o : plan.orders) (o.kind == ResizeKind::kGrow ? grows : shrinks)++;
+  for (const ResizeProposal& o : decision.proposals) {
+    (o.kind == ResizeKind::kGrow ? grows : shrinks)++;
+  }
   const double cpu = Median(cpu_ms);
   std::printf("%-9s %-10s cpu %7.3f ms  wall %7.3f ms  %-4s  %3d grow(s) %3d shrink(s) %3zu held\n",
               scenario, label, cpu, Median(wall_ms), cpu <= 10.0 ? "ok" : "OVER", grows, shrinks,
-              plan.held_back.size());
+              decision.held_back.size());
 }
 
 }  // namespace

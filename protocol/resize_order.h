@@ -10,8 +10,8 @@
 namespace elastic::daemon {
 
 // One generation per node set: generations only count up, so an old order is never mistaken for
-// a new one. elasticd issues it from the planner's proposal (policy::ResizeOrderPlan, converted
-// in IssueOrder) or an admin's `elasticd resize`.
+// a new one. elasticd issues it from the resize decision's proposal (policy::ResizeProposal,
+// converted in IssueOrder) or an admin's `elasticd resize`.
 struct ResizeOrder {
   std::uint64_t generation = 0;
   bool grow = false;                       // on the wire: "kind": "grow" | "shrink"

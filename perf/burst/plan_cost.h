@@ -1,8 +1,8 @@
 // Cost of one burst-parallel assignment (GPU count per layer, placement per branch): iteration
 // time, per-layer time T and GPU-sec amplification (DeepPool §4), GPU-sec and peak GPU use.
-// The planner reports its result through this evaluator, and tests compare plans with it.
+// The burst split reports its result through this evaluator, and tests compare splits with it.
 //
-// Timing rules (the planner's search uses exactly these):
+// Timing rules (the burst split's search uses exactly these):
 //  - A chain runs its layers one after another; layer i's time is
 //    T_i = comm into i + comp(i,g_i) + sync(i,g_i), where comm into the first layer is 0 (each GPU
 //    loads its own shard of the input; ASSUMED) and comm into a join is the sum of the transfers

@@ -1,4 +1,4 @@
-// Validation of a ModelProfile before the planner trusts its numbers.
+// Validation of a ModelProfile before the burst split trusts its numbers.
 #include "perf/burst/profile.h"
 
 #include <cmath>

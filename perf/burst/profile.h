@@ -1,4 +1,4 @@
-// A model's layer profile as the burst-parallel planner sees it (DeepPool §4.1): per-layer
+// A model's layer profile as the burst split sees it (DeepPool §4.1): per-layer
 // compute tables, parameter and activation sizes, the layer graph and the network model.
 //
 // Units inside the library are seconds and bytes (the JSON reader converts from ms, µs, Gbit/s).

@@ -211,8 +211,8 @@ json LayerCostJson(const Layer& layer, const LayerCost& cost) {
           {"amplification", cost.amplification}};
 }
 
-json SummaryJson(const BurstPlan& plan) {
-  const PlanCost& cost = plan.cost;
+json SummaryJson(const BurstSplit& split) {
+  const PlanCost& cost = split.cost;
   return {{"iteration_ms", cost.iteration_s * 1e3},
           {"single_gpu_ms", cost.single_gpu_s * 1e3},
           {"speedup_vs_one_gpu", cost.single_gpu_s / cost.iteration_s},
@@ -261,27 +261,27 @@ json ProfileToJson(const ModelProfile& profile) {
           {"layers", layers}};
 }
 
-json PlanToJson(const ModelProfile& profile, const PlannerOptions& options, const BurstPlan& plan,
-                const BurstPlan* uniform) {
-  json out = SummaryJson(plan);
+json SplitToJson(const ModelProfile& profile, const BurstSplitOptions& options,
+                 const BurstSplit& split, const BurstSplit* uniform) {
+  json out = SummaryJson(split);
   out["model"] = profile.name;
   out["gpus"] = options.gpus;
   out["global_batch"] = profile.global_batch;
   // JSON has no infinity: an unbounded limit is written as null.
   out["amp_limit"] = std::isinf(options.amp_limit) ? json(nullptr) : json(options.amp_limit);
   out["counts"] = options.counts == CountSet::kAll ? "all" : "powers-of-two";
-  out["candidate_counts"] = plan.candidate_counts;
-  out["blocks"] = plan.blocks;
+  out["candidate_counts"] = split.candidate_counts;
+  out["blocks"] = split.blocks;
   json layers = json::array();
   for (size_t i = 0; i < profile.layers.size(); ++i) {
-    layers.push_back(LayerCostJson(profile.layers[i], plan.cost.layers[i]));
+    layers.push_back(LayerCostJson(profile.layers[i], split.cost.layers[i]));
   }
   out["layers"] = layers;
   if (uniform) {
     json baseline = SummaryJson(*uniform);
     baseline["gpus"] = uniform->assignment.gpus.front();
     out["uniform"] = baseline;
-    out["speedup_vs_uniform"] = uniform->cost.iteration_s / plan.cost.iteration_s;
+    out["speedup_vs_uniform"] = uniform->cost.iteration_s / split.cost.iteration_s;
   }
   return out;
 }

@@ -1,5 +1,5 @@
-// The burst planner's JSON boundary: reads layer profiles (format in docs/burst-planner.md)
-// and renders plans as JSON. LoadProfileJson is the library's only file access.
+// The burst split's JSON boundary: reads layer profiles (format in docs/burst-split.md)
+// and renders splits as JSON. LoadProfileJson is the library's only file access.
 // Errors name the file, the JSON path, the value and what was expected; unknown keys are errors.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "perf/burst/planner.h"
+#include "perf/burst/burst_split.h"
 #include "perf/burst/profile.h"
 
 namespace elastic::burst {
@@ -23,8 +23,8 @@ Result<ModelProfile> LoadProfileJson(const std::string& path);
 // The profile in the same format (round-trips through ParseProfileJson).
 nlohmann::json ProfileToJson(const ModelProfile& profile);
 
-// A plan, with the best uniform data-parallel plan beside it when `uniform` is non-null.
-nlohmann::json PlanToJson(const ModelProfile& profile, const PlannerOptions& options,
-                          const BurstPlan& plan, const BurstPlan* uniform);
+// A split, with the best uniform data-parallel split beside it when `uniform` is non-null.
+nlohmann::json SplitToJson(const ModelProfile& profile, const BurstSplitOptions& options,
+                           const BurstSplit& split, const BurstSplit* uniform);
 
 }  // namespace elastic::burst

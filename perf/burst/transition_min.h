@@ -1,4 +1,4 @@
-// The inner step of the burst planner's chain search (Algorithm 1's loop over h): for a target
+// The inner step of the burst split's chain search (Algorithm 1's loop over h): for a target
 // GPU count c, the source count p minimising S[p] + comm(p→c), among sources whose transfer keeps
 // the target layer within its amplification cap.
 //

@@ -18,11 +18,11 @@ std::vector<policy::ForegroundJob> ForegroundJobs(const DaemonState& state,
                                                   const policy::BackgroundOptions& options);
 
 // Whether `job_id` runs in the background partition (such jobs are never grown or shrunk by
-// the resize planner: they are placed and requeued by the background step alone).
+// the resize decision: they are placed and requeued by the background step alone).
 bool InBackgroundPartition(const policy::SlurmView& view, std::uint32_t job_id,
                            const policy::BackgroundOptions& options);
 
-// `view` without the background partition's pending jobs: the resize planner makes room only
+// `view` without the background partition's pending jobs: the resize decision makes room only
 // for foreground work (a waiting background job never makes an elastic job shrink).
 policy::SlurmView WithoutPendingBackground(const policy::SlurmView& view,
                                            const policy::BackgroundOptions& options);

@@ -89,12 +89,12 @@ void SignalReady(int& ready_fd) {
 
 CycleOptions CycleOptionsFrom(const DaemonConfig& config) {
   CycleOptions options;
-  options.planner.min_resize_interval_s =
+  options.decision.min_resize_interval_s =
       std::chrono::duration_cast<std::chrono::seconds>(config.min_resize_interval).count();
-  options.planner.reconfig_penalty = config.reconfig_penalty;
-  options.planner.resize_cost_s = std::chrono::duration<double>(config.resize_cost).count();
+  options.decision.reconfig_penalty = config.reconfig_penalty;
+  options.decision.resize_cost_s = std::chrono::duration<double>(config.resize_cost).count();
   // backfill = Slurm alone: observe and report, never resize. The others make room for waiting
-  // jobs, then their Policy decides which elastic jobs grow or shrink (resize_planner.h).
+  // jobs, then their Policy decides which elastic jobs grow or shrink (resize_decision.h).
   options.resize = config.policy != "backfill";
   options.policy = config.policy;
   options.background.partition = config.background_partition;

@@ -1,4 +1,4 @@
-// RunCycle: reconcile, plan, issue orders.
+// RunCycle: reconcile, proposal, issue orders.
 #include "scheduler/daemon/daemon_cycle.h"
 
 #include <map>
@@ -40,7 +40,7 @@ void Reconcile(DaemonState& state, const std::map<std::uint32_t, const policy::S
   state.jobs = std::move(kept);
 }
 
-std::vector<policy::ElasticJob> PlannerJobs(const DaemonState& state) {
+std::vector<policy::ElasticJob> DecisionJobs(const DaemonState& state) {
   std::vector<policy::ElasticJob> jobs;
   for (const JobRecord& job : state.jobs) {
     if (!job.bounds_known) continue;  // unknown bounds: the job keeps its size
@@ -82,29 +82,29 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
   Result<std::unique_ptr<policy::Policy>> configured;
   if (options.resize && !options.policy.empty()) {
     configured = policy::MakePolicy(
-        options.policy, policy::LivePolicyOptions(policy::LiveOptionsFrom(options.planner)));
+        options.policy, policy::LivePolicyOptions(policy::LiveOptionsFrom(options.decision)));
   }
   // A policy that does not resize (backfill, rubick-n) or a name MakePolicy refuses (the
   // config loader accepts only valid ones): observe and report only.
   const bool resize = options.resize &&
                       (options.policy.empty() || (configured && (*configured)->WantsElasticJobs()));
   if (resize) {
-    std::vector<policy::ElasticJob> jobs = PlannerJobs(state);
+    std::vector<policy::ElasticJob> jobs = DecisionJobs(state);
     // Background jobs keep their size: the background step places and requeues them.
     std::erase_if(jobs, [&](const policy::ElasticJob& job) {
       return InBackgroundPartition(view, job.job_id, options.background);
     });
     // Nor does a waiting background job make a foreground job shrink for it.
-    const policy::SlurmView planner_view =
+    const policy::SlurmView decision_view =
         options.background.partition.empty() ? view
                                              : WithoutPendingBackground(view, options.background);
-    policy::ResizePlan plan =
-        configured ? policy::PlanResizes(planner_view, jobs, options.planner, **configured)
-                   : policy::PlanResizes(planner_view, jobs, options.planner);
-    for (const policy::ResizeOrderPlan& order : plan.orders) {
+    policy::ResizeDecision decision =
+        configured ? policy::DecideResizes(decision_view, jobs, options.decision, **configured)
+                   : policy::DecideResizes(decision_view, jobs, options.decision);
+    for (const policy::ResizeProposal& order : decision.proposals) {
       if (JobRecord* job = state.Find(order.job_id)) IssueOrder(state, *job, order, now);
     }
-    for (const policy::HeldBack& held : plan.held_back) RecordHeldBack(state, held, now);
+    for (const policy::HeldBack& held : decision.held_back) RecordHeldBack(state, held, now);
   }
   // After this cycle's orders, so nodes a new shrink releases already count as left.
   if (!options.background.partition.empty()) {

@@ -1,6 +1,6 @@
 // One elasticd cycle over a fresh Slurm view, pure: reconcile the registry with Slurm (drop jobs
 // that ended, take node sets from Slurm, expire orders a silent supervisor never carried out),
-// run the resize planner over the jobs free to move — step 1 (room for waiting jobs) its own,
+// run the resize decision over the jobs free to move — step 1 (room for waiting jobs) its own,
 // step 2 decided by the configured scheduling Policy (MakePolicy(policy), the objects
 // elastic-sim runs, through policy/live_policy.h) — issue its orders, and say which
 // AdminComments to rewrite. The daemon does the I/O around it (daemon.cc).
@@ -14,18 +14,18 @@
 
 #include "scheduler/daemon/daemon_state.h"
 #include "scheduler/policy/background_placement.h"
-#include "scheduler/policy/resize_planner.h"
+#include "scheduler/policy/resize_decision.h"
 #include "scheduler/policy/slurm_view.h"
 
 namespace elastic::daemon {
 
 struct CycleOptions {
-  policy::ResizePlannerOptions planner;
+  policy::ResizeDecisionOptions decision;
   std::int64_t order_timeout_s = 300;  // an order not carried out by then is dropped
   bool resize = true;                  // false: observe and report only
-  // [scheduler] policy: "easyscale", "rubick", "elastic" decide step 2 (resize_planner.h);
+  // [scheduler] policy: "easyscale", "rubick", "elastic" decide step 2 (resize_decision.h);
   // "backfill" (a policy that does not want elastic jobs) resizes nothing; "" runs the
-  // planner's own greedy step 2 (kept for tests and benchmarks; elasticd always sets it).
+  // decision's own greedy step 2 (kept for tests and benchmarks; elasticd always sets it).
   std::string policy;
   // [background]: --elastic-class=background placement (background_cycle.h); partition "" = off.
   policy::BackgroundOptions background;

@@ -7,22 +7,22 @@
 
 namespace elastic::daemon {
 
-// The one place a planner's proposal (job J from N to M nodes) becomes the order that goes over
-// the wire: numbered, stamped, stripped of what only the planner needs.
-void IssueOrder(DaemonState& state, JobRecord& job, const policy::ResizeOrderPlan& plan,
+// The one place a ResizeProposal (job J from N to M nodes) becomes the order that goes over
+// the wire: numbered, stamped, stripped of what only the decision needs.
+void IssueOrder(DaemonState& state, JobRecord& job, const policy::ResizeProposal& proposal,
                 std::int64_t now) {
   ResizeOrder order;
   order.generation = std::max(job.generation, job.last_order_generation) + 1;
-  order.grow = plan.kind == policy::ResizeKind::kGrow;
-  order.target_nodes = plan.target_nodes;
-  order.changed_nodes = plan.changed_nodes;
+  order.grow = proposal.kind == policy::ResizeKind::kGrow;
+  order.target_nodes = proposal.target_nodes;
+  order.changed_nodes = proposal.changed_nodes;
   order.issued_unix = now;
-  order.reason = plan.reason;
+  order.reason = proposal.reason;
   job.last_order_generation = order.generation;
   state.Record(now, job.job_id, order.grow ? "grow" : "shrink",
-               std::to_string(plan.from_nodes) + " -> " + std::to_string(plan.to_nodes) +
+               std::to_string(proposal.from_nodes) + " -> " + std::to_string(proposal.to_nodes) +
                    " nodes (generation " + std::to_string(order.generation) + "): " +
-                   plan.reason);
+                   proposal.reason);
   job.order = std::move(order);
   state.dirty = true;
 }
@@ -39,11 +39,11 @@ bool OrderByHand(DaemonState& state, JobRecord& job, int nodes, std::int64_t now
             " nodes";
     return false;
   }
-  policy::ResizeOrderPlan plan;
-  plan.job_id = job.job_id;
-  plan.from_nodes = job.node_count();
-  plan.to_nodes = nodes;
-  plan.reason = "ordered by an administrator";
+  policy::ResizeProposal proposal;
+  proposal.job_id = job.job_id;
+  proposal.from_nodes = job.node_count();
+  proposal.to_nodes = nodes;
+  proposal.reason = "ordered by an administrator";
   std::string batch_host, partition;
   std::set<std::string> busy;  // promised to other jobs' grows in flight
   for (const JobRecord& other : state.jobs) {
@@ -56,39 +56,40 @@ bool OrderByHand(DaemonState& state, JobRecord& job, int nodes, std::int64_t now
     }
   }
   if (nodes < job.node_count()) {
-    plan.kind = policy::ResizeKind::kShrink;
+    proposal.kind = policy::ResizeKind::kShrink;
     std::vector<std::string> keep;
     if (!batch_host.empty()) keep.push_back(batch_host);
     for (const std::string& n : job.nodes) {
       if (static_cast<int>(keep.size()) < nodes && n != batch_host) keep.push_back(n);
     }
     for (const std::string& n : job.nodes) {
-      if (std::find(keep.begin(), keep.end(), n) == keep.end()) plan.changed_nodes.push_back(n);
+      if (std::find(keep.begin(), keep.end(), n) == keep.end()) proposal.changed_nodes.push_back(n);
     }
     std::sort(keep.begin(), keep.end());
-    plan.target_nodes = keep;
+    proposal.target_nodes = keep;
   } else {
-    plan.kind = policy::ResizeKind::kGrow;
-    plan.target_nodes = job.nodes;
+    proposal.kind = policy::ResizeKind::kGrow;
+    proposal.target_nodes = job.nodes;
     if (state.last_view) {
       for (const policy::SlurmNode& n : state.last_view->nodes) {
         const bool in_partition = std::find(n.partitions.begin(), n.partitions.end(),
                                             partition) != n.partitions.end();
-        if (plan.to_nodes == static_cast<int>(plan.target_nodes.size())) break;
+        if (proposal.to_nodes == static_cast<int>(proposal.target_nodes.size())) break;
         if (n.idle() && in_partition && !busy.contains(n.name)) {
-          plan.changed_nodes.push_back(n.name);
-          plan.target_nodes.push_back(n.name);
+          proposal.changed_nodes.push_back(n.name);
+          proposal.target_nodes.push_back(n.name);
         }
       }
     }
-    if (static_cast<int>(plan.target_nodes.size()) < nodes) {
-      error = "only " + std::to_string(plan.changed_nodes.size()) + " idle node(s) to grow job " +
-              std::to_string(job.job_id) + " by " + std::to_string(nodes - job.node_count());
+    if (static_cast<int>(proposal.target_nodes.size()) < nodes) {
+      error = "only " + std::to_string(proposal.changed_nodes.size()) +
+              " idle node(s) to grow job " + std::to_string(job.job_id) + " by " +
+              std::to_string(nodes - job.node_count());
       return false;
     }
-    std::sort(plan.target_nodes.begin(), plan.target_nodes.end());
+    std::sort(proposal.target_nodes.begin(), proposal.target_nodes.end());
   }
-  IssueOrder(state, job, plan, now);
+  IssueOrder(state, job, proposal, now);
   return true;
 }
 

@@ -1,17 +1,17 @@
-// Resize orders in elasticd's registry: issuing one (from the planner or by an admin's hand) and
-// learning from a supervisor's poll whether it was carried out (design.md §3). Pure.
+// Resize orders in elasticd's registry: issuing one (from the resize decision or by an admin's
+// hand) and learning from a supervisor's poll whether it was carried out (design.md §3). Pure.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "scheduler/daemon/daemon_state.h"
-#include "scheduler/policy/resize_planner.h"
+#include "scheduler/policy/resize_decision.h"
 
 namespace elastic::daemon {
 
-// Records `plan` as job's order in flight with the next generation (generations only count up).
-void IssueOrder(DaemonState& state, JobRecord& job, const policy::ResizeOrderPlan& plan,
+// Records `proposal` as job's order in flight with the next generation (generations only count up).
+void IssueOrder(DaemonState& state, JobRecord& job, const policy::ResizeProposal& proposal,
                 std::int64_t now);
 
 // An admin's order to `nodes` nodes: shrinks keep the batch host and the first nodes, grows take

@@ -1,8 +1,8 @@
 // The live adapter between elasticd's Slurm world and the scheduling `Policy` (policy.h): the
 // same Policy objects the simulator runs (MakePolicy) decide which elastic jobs of a partition
-// grow or shrink, and to what size, among the nodes that step 1 of the resize planner
-// (resize_planner.h: waiting jobs' claims, planned and reserved nodes) leaves. Pure: no Slurm,
-// clocks or I/O; resize_planner.cc drives it, tests drive it directly.
+// grow or shrink, and to what size, among the nodes that step 1 of the resize decision
+// (resize_decision.h: waiting jobs' claims, planned and reserved nodes) leaves. Pure: no Slurm,
+// clocks or I/O; resize_decision.cc drives it, tests drive it directly.
 //
 // Live model (design.md §3: one agent per node):
 //  - A node is the allocation unit: every node becomes a NodeState of device type "node"
@@ -13,7 +13,7 @@
 //    no decision can grow into a planned or reserved node.
 //  - Every running, registered elastic job not busy with an order becomes a best-effort elastic
 //    JobState: min/max from its bounds record, profile {ests, comm_ratio} (the same speedup
-//    curve the planner's greedy rule uses, EasyScale Eq. 1 with one worker per node), its start
+//    curve the decision's greedy rule uses, EasyScale Eq. 1 with one worker per node), its start
 //    time as submit and start time, its Slurm end time (start + time limit) as expected end, so
 //    its remaining work is time left x current speed; a job without a time limit has no end and
 //    a year of one node's work left (the same for all such jobs).

@@ -1,6 +1,6 @@
 // The one scheduling-policy interface, used by elasticd and by elastic-sim (design.md §1).
 // elastic-sim replays traces through Decide directly. elasticd runs MakePolicy([scheduler]
-// policy) every cycle through the pure live adapter (live_policy.h, driven by resize_planner.h):
+// policy) every cycle through the pure live adapter (live_policy.h, driven by resize_decision.h):
 // after making room for the jobs Slurm has waiting, the policy decides which running elastic
 // jobs grow or shrink among the nodes Slurm's plan leaves, one node as one device; its kResize
 // decisions become resize orders (kStart does not arise live: Slurm starts jobs; kPreempt is

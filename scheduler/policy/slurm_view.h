@@ -1,6 +1,6 @@
 // What elasticd sees of a Slurm cluster in one cycle, as plain values: nodes, jobs (running and
 // pending, with Slurm's own plan for the pending ones) and reservations. Filled by the libslurm
-// adapter (scheduler/slurm), read by the pure resize planner (resize_planner.h) and its tests.
+// adapter (scheduler/slurm), read by the pure resize decision (resize_decision.h) and its tests.
 // Times are unix seconds; nothing here talks to Slurm.
 #pragma once
 

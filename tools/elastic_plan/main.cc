@@ -9,7 +9,7 @@
 #include <string>
 
 #include "tools/elastic_plan/fit_command.h"
-#include "perf/burst/planner.h"
+#include "perf/burst/burst_split.h"
 #include "perf/burst/profile_json.h"
 
 namespace po = boost::program_options;
@@ -18,19 +18,19 @@ using elastic::Result;
 
 namespace {
 
-void PrintTable(const ModelProfile& profile, const BurstPlan& plan) {
+void PrintTable(const ModelProfile& profile, const BurstSplit& split) {
   std::printf("%-28s %5s %10s %10s %10s %10s %6s\n", "layer", "gpus", "comm_in_ms", "comp_ms",
               "sync_ms", "time_ms", "amp");
   for (size_t i = 0; i < profile.layers.size(); ++i) {
-    const LayerCost& layer = plan.cost.layers[i];
+    const LayerCost& layer = split.cost.layers[i];
     std::printf("%-28s %4d%s %10.3f %10.3f %10.3f %10.3f %6.2f\n", profile.layers[i].name.c_str(),
                 layer.gpus, layer.parallel ? "*" : " ", layer.comm_in_s * 1e3, layer.comp_s * 1e3,
                 layer.sync_s * 1e3, layer.time_s * 1e3, layer.amplification);
   }
 }
 
-void PrintSummary(const char* label, const BurstPlan& plan) {
-  const PlanCost& cost = plan.cost;
+void PrintSummary(const char* label, const BurstSplit& split) {
+  const PlanCost& cost = split.cost;
   std::printf("%-8s iteration %.3f ms (%.2fx one GPU), GPU-sec %.4f, amplification %.3f "
               "(max layer %.3f), peak %d GPUs\n",
               label, cost.iteration_s * 1e3, cost.single_gpu_s / cost.iteration_s, cost.gpu_sec,
@@ -39,11 +39,11 @@ void PrintSummary(const char* label, const BurstPlan& plan) {
 
 int Burst(const std::vector<std::string>& args) {
   std::string profile_path;
-  PlannerOptions options;
+  BurstSplitOptions options;
   int global_batch = 0;
   po::options_description description("elastic-plan burst options");
   description.add_options()("help,h", "show this help")(
-      "profile", po::value(&profile_path)->required(), "layer profile JSON (docs/burst-planner.md)")(
+      "profile", po::value(&profile_path)->required(), "layer profile JSON (docs/burst-split.md)")(
       "gpus", po::value(&options.gpus)->required(), "GPUs available to the job")(
       "amp-limit", po::value(&options.amp_limit)->required(),
       "per-layer GPU-sec amplification limit (>= 1; inf = none)")(
@@ -87,17 +87,17 @@ int Burst(const std::vector<std::string>& args) {
     profile.global_batch = global_batch;
   }
   auto started = std::chrono::steady_clock::now();
-  Result<BurstPlan> burst = PlanBurst(profile, options);
+  Result<BurstSplit> burst = SplitForBurst(profile, options);
   double search_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   if (!burst) {
     std::cerr << "elastic-plan burst: " << profile_path << ": " << burst.error << "\n";
     return 2;
   }
-  Result<BurstPlan> uniform = BestUniformPlan(profile, options);
-  const BurstPlan* baseline = uniform ? &*uniform : nullptr;
+  Result<BurstSplit> uniform = BestUniformSplit(profile, options);
+  const BurstSplit* baseline = uniform ? &*uniform : nullptr;
   if (vm.count("json")) {
-    nlohmann::json out = PlanToJson(profile, options, *burst, baseline);
+    nlohmann::json out = SplitToJson(profile, options, *burst, baseline);
     out["search_ms"] = search_ms;
     std::cout << out.dump(1) << "\n";
     return 0;

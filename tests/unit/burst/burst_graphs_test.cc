@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "perf/burst/layer_graph.h"
-#include "perf/burst/planner.h"
+#include "perf/burst/burst_split.h"
 
 namespace elastic::bench {
 namespace {
@@ -48,14 +48,14 @@ TEST(BurstGraphs, PlansAreNoWorseThanUniform) {
   for (const burst::ModelProfile& profile :
        {Vgg16(64, kNet), WideResNet101_2(64, kNet), InceptionV3(64, kNet)}) {
     for (double limit : {1.5, 3.0, std::numeric_limits<double>::infinity()}) {
-      burst::PlannerOptions options;
+      burst::BurstSplitOptions options;
       options.gpus = 8;
       options.amp_limit = limit;
-      Result<burst::BurstPlan> plan = burst::PlanBurst(profile, options);
-      Result<burst::BurstPlan> uniform = burst::BestUniformPlan(profile, options);
-      ASSERT_TRUE(plan && uniform) << plan.error;
-      EXPECT_LE(plan->cost.iteration_s, uniform->cost.iteration_s * (1 + 1e-9));
-      EXPECT_LE(plan->cost.max_layer_amplification, limit * (1 + 1e-9));
+      Result<burst::BurstSplit> split = burst::SplitForBurst(profile, options);
+      Result<burst::BurstSplit> uniform = burst::BestUniformSplit(profile, options);
+      ASSERT_TRUE(split && uniform) << split.error;
+      EXPECT_LE(split->cost.iteration_s, uniform->cost.iteration_s * (1 + 1e-9));
+      EXPECT_LE(split->cost.max_layer_amplification, limit * (1 + 1e-9));
     }
   }
 }

@@ -1,4 +1,4 @@
-// Small hand-checkable profiles for the burst planner tests. Round numbers: bandwidth 1e9 B/s,
+// Small hand-checkable profiles for the burst split tests. Round numbers: bandwidth 1e9 B/s,
 // so 1e6 bytes take 1 ms; times are given in milliseconds.
 #pragma once
 

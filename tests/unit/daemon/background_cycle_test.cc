@@ -66,7 +66,7 @@ JobRecord Record(std::uint32_t id, std::vector<std::string> nodes, std::string s
 CycleOptions Options() {
   CycleOptions options;
   options.policy = "elastic";
-  options.planner.min_resize_interval_s = 0;
+  options.decision.min_resize_interval_s = 0;
   options.background.partition = "bg";
   options.background.max_per_node = 1;
   return options;

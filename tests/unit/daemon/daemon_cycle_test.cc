@@ -54,7 +54,7 @@ nlohmann::json Call(DaemonState& state, std::int64_t now, const nlohmann::json& 
   }));
 }
 
-// Observe-only cycles: the planner's own choices are not what these tests are about.
+// Observe-only cycles: the resize decision's own choices are not what these tests are about.
 CycleOptions Observe() {
   CycleOptions options;
   options.resize = false;
@@ -78,7 +78,7 @@ TEST(DaemonCycle, OrderTimeoutDefaultIs300Seconds) {
 
 // A supervisor that never carries its order out (ignores it, or is gone) does not keep the job
 // frozen: after order_timeout_s the order is dropped as failed and the job backs off
-// (last_resize = now feeds the planner's min_resize_interval).
+// (last_resize = now feeds the decision's min_resize_interval).
 TEST(DaemonCycle, AnOrderNotCarriedOutExpiresAfterTheTimeout) {
   DaemonState state = RegisteredWithAShrinkOrder();
   ASSERT_TRUE(state.jobs[0].order.has_value());
@@ -105,8 +105,8 @@ TEST(DaemonCycle, AnOrderNotCarriedOutExpiresAfterTheTimeout) {
 }
 
 // Without job_submit.lua's record in AdminComment elasticd does not know the job's bounds: the
-// planner leaves it out and an admin can order it to no other size, while the same job with the
-// record is grown into the idle nodes.
+// resize decision leaves it out and an admin can order it to no other size, while the same job
+// with the record is grown into the idle nodes.
 TEST(DaemonCycle, AJobWithoutTheBoundsRecordKeepsItsSize) {
   for (bool with_record : {true, false}) {
     DaemonState state;
@@ -130,7 +130,7 @@ TEST(DaemonCycle, AJobWithoutTheBoundsRecordKeepsItsSize) {
 
 // [scheduler] policy decides live: easyscale, rubick and elastic grow job 11 (n1, E = 8,
 // bounds 1-4) into the three idle nodes through their Policy (the order's reason names it);
-// backfill (Slurm alone) issues no order; "" keeps the planner's own greedy rule.
+// backfill (Slurm alone) issues no order; "" keeps the decision's own greedy rule.
 TEST(DaemonCycle, TheConfiguredPolicyDecidesAndBackfillNeverResizes) {
   for (const char* name : {"easyscale", "rubick", "elastic", "backfill", ""}) {
     DaemonState state;

@@ -194,7 +194,8 @@ TEST(RequestHandler, PollReportsTheRunningPlanForAdminComment) {
   EXPECT_TRUE(job.comment_dirty);
 }
 
-// The supervisor's sensitivity curve (Rubick §5.2) rides on its polls into the planner's input.
+// The supervisor's sensitivity curve (Rubick §5.2) rides on its polls into the resize
+// decision's input.
 TEST(RequestHandler, PollCarriesTheSensitivityCurveAndRefusesABadOne) {
   DaemonState state = StateWithTwoUsers();
   const std::string poll = R"({"op":"poll","job_id":11,"generation":1,)";

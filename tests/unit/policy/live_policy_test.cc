@@ -1,5 +1,5 @@
-// elasticd's live adapter (scheduler/policy/live_policy.h) and the planner's policy path
-// (PlanResizes with a Policy): hand-checked cases of what each policy name does differently
+// elasticd's live adapter (scheduler/policy/live_policy.h) and the resize decision's policy path
+// (DecideResizes with a Policy): hand-checked cases of what each policy name does differently
 // live, the adapter's conversions (batch host, MIN, nodes not free for growth, no moves, no
 // starts or preemptions), and a property test over random Slurm views that no order ever grows
 // into a planned, reserved, busy or promised node, nor shrinks below MIN or the batch host.
@@ -13,7 +13,7 @@
 #include <set>
 
 #include "scheduler/policy/policy.h"
-#include "scheduler/policy/resize_planner.h"
+#include "scheduler/policy/resize_decision.h"
 
 namespace elastic::policy {
 namespace {
@@ -242,10 +242,10 @@ TEST_F(LivePolicyTest, ConversionKeepsBatchHostMinAndFreeNodesOnly) {
   EXPECT_TRUE(decide({DecisionKind::kResize, "99", {{5, 1}}, ""}).empty());
 }
 
-// PlanResizes with a Policy: step 1 is the same for every policy (job 1 shrinks for the waiting
+// DecideResizes with a Policy: step 1 is the same for every policy (job 1 shrinks for the waiting
 // job, preferring its planned nodes), and no policy grows into the claimed, planned or reserved
 // nodes.
-class PlannerWithPolicy : public ::testing::TestWithParam<const char*> {};
+class DecisionWithPolicy : public ::testing::TestWithParam<const char*> {};
 
 SlurmView SixNodes() {
   SlurmView view;
@@ -285,7 +285,7 @@ ElasticJob Registered(std::uint32_t id, int min, int max) {
   return job;
 }
 
-TEST_P(PlannerWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNodes) {
+TEST_P(DecisionWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNodes) {
   const auto policy = Make(GetParam());
   {  // job 1 on n1-n4 (min 1), n5 n6 idle; job 2 waits for 4 nodes planned on n3-n6.
     SlurmView view = SixNodes();
@@ -298,11 +298,11 @@ TEST_P(PlannerWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNodes
     waiting.min_nodes = 4;
     waiting.sched_nodes = {"n3", "n4", "n5", "n6"};
     view.jobs.push_back(waiting);
-    const ResizePlan plan = PlanResizes(view, {Registered(1, 1, 8)}, {}, *policy);
-    ASSERT_EQ(plan.orders.size(), 1u) << GetParam();
-    EXPECT_EQ(plan.orders[0].kind, ResizeKind::kShrink);
-    EXPECT_EQ(plan.orders[0].target_nodes, (Nodes{"n1", "n2"}));
-    EXPECT_EQ(plan.orders[0].changed_nodes, (Nodes{"n3", "n4"}));
+    const ResizeDecision decision = DecideResizes(view, {Registered(1, 1, 8)}, {}, *policy);
+    ASSERT_EQ(decision.proposals.size(), 1u) << GetParam();
+    EXPECT_EQ(decision.proposals[0].kind, ResizeKind::kShrink);
+    EXPECT_EQ(decision.proposals[0].target_nodes, (Nodes{"n1", "n2"}));
+    EXPECT_EQ(decision.proposals[0].changed_nodes, (Nodes{"n3", "n4"}));
   }
   {  // job 1 on n1; n2 planned for a pending job, n3 reserved in 10 minutes: grows onto n4-n6.
     SlurmView view = SixNodes();
@@ -321,10 +321,10 @@ TEST_P(PlannerWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNodes
     r.end_time = kNow + 7200;
     r.nodes = {"n3"};
     view.reservations.push_back(r);
-    const ResizePlan plan = PlanResizes(view, {Registered(1, 1, 8)}, {}, *policy);
-    ASSERT_EQ(plan.orders.size(), 1u) << GetParam();
-    EXPECT_EQ(plan.orders[0].kind, ResizeKind::kGrow);
-    EXPECT_EQ(plan.orders[0].target_nodes, (Nodes{"n1", "n4", "n5", "n6"})) << GetParam();
+    const ResizeDecision decision = DecideResizes(view, {Registered(1, 1, 8)}, {}, *policy);
+    ASSERT_EQ(decision.proposals.size(), 1u) << GetParam();
+    EXPECT_EQ(decision.proposals[0].kind, ResizeKind::kGrow);
+    EXPECT_EQ(decision.proposals[0].target_nodes, (Nodes{"n1", "n4", "n5", "n6"})) << GetParam();
   }
 }
 
@@ -332,7 +332,7 @@ TEST_P(PlannerWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNodes
 // reserved within the horizon, promised to an in-flight grow or taken by another order; no
 // order leaves a job below MIN or without its batch host; every order is a pure grow (target a
 // superset) or pure shrink (a subset); a busy job gets no order.
-TEST_P(PlannerWithPolicy, PropertyNoGrowthIntoPlannedOrReservedNodesNoShrinkBelowMin) {
+TEST_P(DecisionWithPolicy, PropertyNoGrowthIntoPlannedOrReservedNodesNoShrinkBelowMin) {
   const auto policy = Make(GetParam());
   std::mt19937 rng(20261121);
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -419,9 +419,9 @@ TEST_P(PlannerWithPolicy, PropertyNoGrowthIntoPlannedOrReservedNodesNoShrinkBelo
     }
     for (const ElasticJob& e : jobs) forbidden.insert(e.adding.begin(), e.adding.end());
 
-    const ResizePlan plan = PlanResizes(view, jobs, {}, *policy);
+    const ResizeDecision decision = DecideResizes(view, jobs, {}, *policy);
     std::set<std::string> taken;
-    for (const ResizeOrderPlan& order : plan.orders) {
+    for (const ResizeProposal& order : decision.proposals) {
       ++orders;
       const auto job = std::find_if(jobs.begin(), jobs.end(),
                                     [&](const ElasticJob& e) { return e.job_id == order.job_id; });
@@ -456,7 +456,7 @@ TEST_P(PlannerWithPolicy, PropertyNoGrowthIntoPlannedOrReservedNodesNoShrinkBelo
   EXPECT_GT(orders, grows);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, PlannerWithPolicy,
+INSTANTIATE_TEST_SUITE_P(Policies, DecisionWithPolicy,
                          ::testing::Values("easyscale", "rubick", "elastic"),
                          [](const auto& info) { return std::string(info.param); });
 

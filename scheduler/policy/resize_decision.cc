@@ -1,5 +1,5 @@
-// PlanResizes: shrink for waiting jobs, then grow into nodes nobody planned for (see header).
-#include "scheduler/policy/resize_planner.h"
+// DecideResizes: shrink for waiting jobs, then grow into nodes nobody planned for (see header).
+#include "scheduler/policy/resize_decision.h"
 
 #include <algorithm>
 #include <map>
@@ -39,7 +39,7 @@ struct PartitionPool {
 
 std::map<std::string, PartitionPool> Pools(const SlurmView& view,
                                            const std::vector<ElasticJob>& jobs,
-                                           const ResizePlannerOptions& options) {
+                                           const ResizeDecisionOptions& options) {
   NodeSet reserved, planned, releasing, adding;
   for (const SlurmReservation& r : view.reservations) {
     if (r.start_time <= view.now + options.reservation_horizon_s && r.end_time > view.now) {
@@ -98,7 +98,7 @@ std::vector<std::string> Releasable(const Candidate& c, const SlurmJob& waiting)
 
 }  // namespace
 
-LiveOptions LiveOptionsFrom(const ResizePlannerOptions& options) {
+LiveOptions LiveOptionsFrom(const ResizeDecisionOptions& options) {
   LiveOptions live;
   live.resize_cost_s = options.resize_cost_s;
   live.min_resize_interval_s = static_cast<double>(options.min_resize_interval_s);
@@ -116,10 +116,10 @@ double NodeSpeedup(int ests, int nodes, double comm_ratio) {
 
 namespace {
 
-class Planner {
+class Decider {
  public:
-  Planner(const SlurmView& view, const std::vector<ElasticJob>& jobs,
-          const ResizePlannerOptions& options, const Policy* policy)
+  Decider(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+          const ResizeDecisionOptions& options, const Policy* policy)
       : view_(view), options_(options), policy_(policy), pools_(Pools(view, jobs, options)) {
     std::map<std::uint32_t, const SlurmJob*> by_id;
     for (const SlurmJob& job : view.jobs) by_id[job.job_id] = &job;
@@ -132,7 +132,7 @@ class Planner {
     }
   }
 
-  ResizePlan Run() {
+  ResizeDecision Run() {
     std::vector<const SlurmJob*> waiting;
     for (const SlurmJob& job : view_.jobs) {
       if (WaitsForNodes(job)) waiting.push_back(&job);
@@ -315,12 +315,12 @@ class Planner {
     }
   }
 
-  ResizePlan Finish() {
-    ResizePlan plan;
+  ResizeDecision Finish() {
+    ResizeDecision decision;
     for (const Candidate& c : candidates_) {
       const NodeSet& before = original_[c.job->job_id];
       if (c.nodes == before) continue;
-      ResizeOrderPlan order;
+      ResizeProposal order;
       order.job_id = c.job->job_id;
       order.from_nodes = static_cast<int>(before.size());
       order.to_nodes = static_cast<int>(c.nodes.size());
@@ -331,14 +331,14 @@ class Planner {
       std::set_difference(big.begin(), big.end(), small.begin(), small.end(),
                           std::back_inserter(order.changed_nodes));
       order.reason = reasons_[c.job->job_id];
-      plan.orders.push_back(std::move(order));
+      decision.proposals.push_back(std::move(order));
     }
-    plan.held_back = std::move(held_);
-    return plan;
+    decision.held_back = std::move(held_);
+    return decision;
   }
 
   const SlurmView& view_;
-  const ResizePlannerOptions& options_;
+  const ResizeDecisionOptions& options_;
   const Policy* policy_;
   std::map<std::string, PartitionPool> pools_;
   NodeSet granted_;                  // grown into this cycle (policy path)
@@ -351,14 +351,14 @@ class Planner {
 
 }  // namespace
 
-ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
-                       const ResizePlannerOptions& options) {
-  return Planner(view, jobs, options, nullptr).Run();
+ResizeDecision DecideResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+                             const ResizeDecisionOptions& options) {
+  return Decider(view, jobs, options, nullptr).Run();
 }
 
-ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
-                       const ResizePlannerOptions& options, const Policy& policy) {
-  return Planner(view, jobs, options, &policy).Run();
+ResizeDecision DecideResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+                             const ResizeDecisionOptions& options, const Policy& policy) {
+  return Decider(view, jobs, options, &policy).Run();
 }
 
 }  // namespace elastic::policy

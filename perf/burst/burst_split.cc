@@ -1,5 +1,5 @@
-// Burst-parallel plan search: Algorithm 1 on chains plus block reduction (see planner.h).
-#include "perf/burst/planner.h"
+// Burst-parallel plan search: Algorithm 1 on chains plus block reduction (see burst_split.h).
+#include "perf/burst/burst_split.h"
 
 #include <algorithm>
 #include <cmath>
@@ -60,7 +60,7 @@ struct BranchEnds {
 // the backtrace. Single use; not thread-safe.
 class Search {
  public:
-  Search(const ModelProfile& profile, const Decomposition& graph, const PlannerOptions& options,
+  Search(const ModelProfile& profile, const Decomposition& graph, const BurstSplitOptions& options,
          std::vector<int> counts)
       : profile_(profile), graph_(graph), options_(options), counts_(std::move(counts)),
         k_(static_cast<int>(counts_.size())),
@@ -318,7 +318,7 @@ class Search {
     return sum;
   }
 
-  // The block's cost for fork count index g and join count index h (see planner.h).
+  // The block's cost for fork count index g and join count index h (see burst_split.h).
   void Decide(const Block& block, int g, int h, const std::vector<SeriesStates>& states,
               const std::vector<BranchEnds>& ends, BlockOutcome& out) const {
     out.time = kInf;
@@ -415,7 +415,7 @@ class Search {
 
   const ModelProfile& profile_;
   const Decomposition& graph_;
-  const PlannerOptions& options_;
+  const BurstSplitOptions& options_;
   const std::vector<int> counts_;
   const int k_;
   TransitionMin transition_;
@@ -435,7 +435,7 @@ struct Prepared {
   std::vector<int> counts;
 };
 
-Result<Prepared> Prepare(const ModelProfile& profile, const PlannerOptions& options) {
+Result<Prepared> Prepare(const ModelProfile& profile, const BurstSplitOptions& options) {
   std::string error = ValidateOptions(options);
   if (error.empty()) error = ValidateProfile(profile);
   if (!error.empty()) return Result<Prepared>::Fail(std::move(error));
@@ -458,7 +458,7 @@ std::vector<int> CandidateCounts(int gpus, int global_batch, CountSet counts) {
   return result;
 }
 
-std::string ValidateOptions(const PlannerOptions& options) {
+std::string ValidateOptions(const BurstSplitOptions& options) {
   if (options.gpus < 1) {
     return "gpus: invalid value " + std::to_string(options.gpus) + ": expected an integer >= 1";
   }
@@ -471,46 +471,46 @@ std::string ValidateOptions(const PlannerOptions& options) {
   return {};
 }
 
-Result<BurstPlan> PlanBurst(const ModelProfile& profile, const PlannerOptions& options) {
+Result<BurstSplit> SplitForBurst(const ModelProfile& profile, const BurstSplitOptions& options) {
   Result<Prepared> prepared = Prepare(profile, options);
-  if (!prepared) return Result<BurstPlan>::Fail(std::move(prepared.error));
+  if (!prepared) return Result<BurstSplit>::Fail(std::move(prepared.error));
   Search search(profile, prepared->graph, options, prepared->counts);
   double best = search.Run();
   if (best == kInf) {
-    return Result<BurstPlan>::Fail(
+    return Result<BurstSplit>::Fail(
         "internal: no plan found (one GPU per layer always satisfies a limit >= 1)");
   }
-  BurstPlan plan;
-  plan.assignment = search.Reconstruct();
-  Result<PlanCost> cost = EvaluatePlan(profile, prepared->graph, plan.assignment);
-  if (!cost) return Result<BurstPlan>::Fail("internal: " + cost.error);
-  plan.cost = std::move(*cost);
-  plan.searched_iteration_s = best;
-  plan.candidate_counts = prepared->counts;
-  plan.blocks = static_cast<int>(prepared->graph.blocks.size());
-  plan.block_tables = search.TableCount();
-  return Result<BurstPlan>::Ok(std::move(plan));
+  BurstSplit split;
+  split.assignment = search.Reconstruct();
+  Result<PlanCost> cost = EvaluatePlan(profile, prepared->graph, split.assignment);
+  if (!cost) return Result<BurstSplit>::Fail("internal: " + cost.error);
+  split.cost = std::move(*cost);
+  split.searched_iteration_s = best;
+  split.candidate_counts = prepared->counts;
+  split.blocks = static_cast<int>(prepared->graph.blocks.size());
+  split.block_tables = search.TableCount();
+  return Result<BurstSplit>::Ok(std::move(split));
 }
 
-Result<BurstPlan> BestUniformPlan(const ModelProfile& profile, const PlannerOptions& options) {
+Result<BurstSplit> BestUniformSplit(const ModelProfile& profile, const BurstSplitOptions& options) {
   Result<Prepared> prepared = Prepare(profile, options);
-  if (!prepared) return Result<BurstPlan>::Fail(std::move(prepared.error));
-  std::optional<BurstPlan> best;
+  if (!prepared) return Result<BurstSplit>::Fail(std::move(prepared.error));
+  std::optional<BurstSplit> best;
   for (int g : prepared->counts) {
-    BurstPlan plan;
-    plan.assignment.gpus.assign(profile.layers.size(), g);
-    Result<PlanCost> cost = EvaluatePlan(profile, prepared->graph, plan.assignment);
+    BurstSplit split;
+    split.assignment.gpus.assign(profile.layers.size(), g);
+    Result<PlanCost> cost = EvaluatePlan(profile, prepared->graph, split.assignment);
     if (!cost) continue;
     if (cost->max_layer_amplification > options.amp_limit * (1.0 + kAmpSlack)) continue;
     if (best && best->cost.iteration_s <= cost->iteration_s) continue;
-    plan.cost = std::move(*cost);
-    plan.searched_iteration_s = plan.cost.iteration_s;
-    plan.candidate_counts = prepared->counts;
-    plan.blocks = static_cast<int>(prepared->graph.blocks.size());
-    best = std::move(plan);
+    split.cost = std::move(*cost);
+    split.searched_iteration_s = split.cost.iteration_s;
+    split.candidate_counts = prepared->counts;
+    split.blocks = static_cast<int>(prepared->graph.blocks.size());
+    best = std::move(split);
   }
-  if (!best) return Result<BurstPlan>::Fail("internal: no uniform plan within the limit");
-  return Result<BurstPlan>::Ok(std::move(*best));
+  if (!best) return Result<BurstSplit>::Fail("internal: no uniform plan within the limit");
+  return Result<BurstSplit>::Ok(std::move(*best));
 }
 
 }  // namespace elastic::burst

@@ -1,4 +1,4 @@
-// Properties of the burst planner over random chains and random series-parallel graphs:
+// Properties of the burst split over random chains and random series-parallel graphs:
 // the limit holds, chains match exhaustive enumeration, no plan loses to the best uniform
 // data-parallel plan, all counts never lose to powers of two, and the fast transition search
 // agrees with the exhaustive scan.
@@ -10,7 +10,7 @@
 #include <random>
 
 #include "perf/burst/layer_graph.h"
-#include "perf/burst/planner.h"
+#include "perf/burst/burst_split.h"
 #include "tests/unit/burst/burst_test_util.h"
 
 namespace elastic::burst {
@@ -118,27 +118,27 @@ double ExhaustiveOptimum(const ModelProfile& profile, const std::vector<int>& co
   }
 }
 
-PlannerOptions Options(int gpus, double limit, CountSet counts = CountSet::kPowersOfTwo) {
-  PlannerOptions options;
+BurstSplitOptions Options(int gpus, double limit, CountSet counts = CountSet::kPowersOfTwo) {
+  BurstSplitOptions options;
   options.gpus = gpus;
   options.amp_limit = limit;
   options.counts = counts;
   return options;
 }
 
-void ExpectSoundPlan(const ModelProfile& profile, const PlannerOptions& options,
-                     const BurstPlan& plan) {
-  EXPECT_NEAR(plan.searched_iteration_s, plan.cost.iteration_s, 1e-9 * plan.cost.iteration_s);
-  for (size_t i = 0; i < plan.cost.layers.size(); ++i) {
-    EXPECT_TRUE(WithinLimit(plan.cost.layers[i].amplification, options.amp_limit))
-        << profile.layers[i].name << " amp " << plan.cost.layers[i].amplification << " limit "
+void ExpectSoundSplit(const ModelProfile& profile, const BurstSplitOptions& options,
+                      const BurstSplit& split) {
+  EXPECT_NEAR(split.searched_iteration_s, split.cost.iteration_s, 1e-9 * split.cost.iteration_s);
+  for (size_t i = 0; i < split.cost.layers.size(); ++i) {
+    EXPECT_TRUE(WithinLimit(split.cost.layers[i].amplification, options.amp_limit))
+        << profile.layers[i].name << " amp " << split.cost.layers[i].amplification << " limit "
         << options.amp_limit;
-    EXPECT_LE(plan.assignment.gpus[i], options.gpus);
+    EXPECT_LE(split.assignment.gpus[i], options.gpus);
   }
-  EXPECT_LE(plan.cost.peak_gpus, options.gpus);
-  Result<BurstPlan> uniform = BestUniformPlan(profile, options);
+  EXPECT_LE(split.cost.peak_gpus, options.gpus);
+  Result<BurstSplit> uniform = BestUniformSplit(profile, options);
   ASSERT_TRUE(uniform) << uniform.error;
-  EXPECT_LE(plan.cost.iteration_s, uniform->cost.iteration_s * (1 + 1e-9));
+  EXPECT_LE(split.cost.iteration_s, uniform->cost.iteration_s * (1 + 1e-9));
 }
 
 TEST(BurstProperty, ChainsRespectTheLimitAndMatchExhaustiveSearch) {
@@ -147,11 +147,11 @@ TEST(BurstProperty, ChainsRespectTheLimitAndMatchExhaustiveSearch) {
     int layers = random.Int(2, 5), gpus = random.Int(0, 1) ? 4 : 8;
     CountSet counts = layers <= 4 && random.Int(0, 1) ? CountSet::kAll : CountSet::kPowersOfTwo;
     ModelProfile profile = random.Chain(layers, random.Int(0, 1) ? 8 : 12);
-    PlannerOptions options = Options(gpus, random.Limit(), counts);
+    BurstSplitOptions options = Options(gpus, random.Limit(), counts);
     SCOPED_TRACE("trial " + std::to_string(trial));
-    Result<BurstPlan> result = PlanBurst(profile, options);
+    Result<BurstSplit> result = SplitForBurst(profile, options);
     ASSERT_TRUE(result) << result.error;
-    ExpectSoundPlan(profile, options, *result);
+    ExpectSoundSplit(profile, options, *result);
     double optimum = ExhaustiveOptimum(profile, result->candidate_counts, options.amp_limit);
     EXPECT_NEAR(result->cost.iteration_s, optimum, 1e-9 * optimum);
   }
@@ -163,8 +163,8 @@ TEST(BurstProperty, PowersOfTwoUseOnlyPowersAndAllCountsNeverLose) {
     ModelProfile profile = random.Chain(random.Int(2, 8), 16);
     double limit = random.Limit();
     SCOPED_TRACE("trial " + std::to_string(trial));
-    Result<BurstPlan> powers = PlanBurst(profile, Options(12, limit));
-    Result<BurstPlan> all = PlanBurst(profile, Options(12, limit, CountSet::kAll));
+    Result<BurstSplit> powers = SplitForBurst(profile, Options(12, limit));
+    Result<BurstSplit> all = SplitForBurst(profile, Options(12, limit, CountSet::kAll));
     ASSERT_TRUE(powers && all);
     EXPECT_EQ(powers->candidate_counts, (std::vector<int>{1, 2, 4, 8}));
     for (int g : powers->assignment.gpus) EXPECT_EQ(g & (g - 1), 0) << g;
@@ -176,15 +176,15 @@ TEST(BurstProperty, SeriesParallelGraphsAreSound) {
   RandomProfiles random(3);
   for (int trial = 0; trial < 150; ++trial) {
     ModelProfile profile = random.SeriesParallel(random.Int(1, 3), 16);
-    PlannerOptions options = Options(random.Int(0, 1) ? 8 : 16, random.Limit(),
+    BurstSplitOptions options = Options(random.Int(0, 1) ? 8 : 16, random.Limit(),
                                      random.Int(0, 1) ? CountSet::kAll : CountSet::kPowersOfTwo);
     options.separate_branches = random.Int(0, 3) != 0;
     SCOPED_TRACE("trial " + std::to_string(trial));
-    Result<BurstPlan> result = PlanBurst(profile, options);
+    Result<BurstSplit> result = SplitForBurst(profile, options);
     ASSERT_TRUE(result) << result.error;
-    ExpectSoundPlan(profile, options, *result);
+    ExpectSoundSplit(profile, options, *result);
     options.exhaustive = true;
-    Result<BurstPlan> scanned = PlanBurst(profile, options);
+    Result<BurstSplit> scanned = SplitForBurst(profile, options);
     ASSERT_TRUE(scanned);
     EXPECT_NEAR(scanned->cost.iteration_s, result->cost.iteration_s,
                 1e-9 * result->cost.iteration_s);
@@ -197,15 +197,15 @@ TEST(BurstProperty, RangeMinimumSearchAgreesWithTheScanAtManyCounts) {
   for (int trial = 0; trial < 40; ++trial) {
     ModelProfile profile =
         trial % 2 ? random.Chain(random.Int(3, 8), 64) : random.SeriesParallel(2, 64);
-    PlannerOptions options = Options(64, random.Limit(), CountSet::kAll);
+    BurstSplitOptions options = Options(64, random.Limit(), CountSet::kAll);
     SCOPED_TRACE("trial " + std::to_string(trial));
-    Result<BurstPlan> fast = PlanBurst(profile, options);
+    Result<BurstSplit> fast = SplitForBurst(profile, options);
     options.exhaustive = true;
-    Result<BurstPlan> scanned = PlanBurst(profile, options);
+    Result<BurstSplit> scanned = SplitForBurst(profile, options);
     ASSERT_TRUE(fast && scanned);
     EXPECT_NEAR(fast->cost.iteration_s, scanned->cost.iteration_s,
                 1e-9 * scanned->cost.iteration_s);
-    ExpectSoundPlan(profile, options, *fast);
+    ExpectSoundSplit(profile, options, *fast);
   }
 }
 
@@ -213,7 +213,7 @@ TEST(BurstProperty, LimitOfOneNeverAmplifiesGpuSec) {
   RandomProfiles random(5);
   for (int trial = 0; trial < 50; ++trial) {
     ModelProfile profile = random.SeriesParallel(2, 8);
-    Result<BurstPlan> result = PlanBurst(profile, Options(8, 1.0));
+    Result<BurstSplit> result = SplitForBurst(profile, Options(8, 1.0));
     ASSERT_TRUE(result);
     // Every layer's Amp <= 1, so the whole plan's GPU-sec cannot exceed one GPU's.
     EXPECT_LE(result->cost.amplification, 1.0 + 1e-9);

@@ -1,7 +1,7 @@
-// elasticd's live resize planner on hand-built Slurm views: grows only into nodes nobody planned
+// elasticd's live resize decision on hand-built Slurm views: grows only into nodes nobody planned
 // for, shrinks (never below MIN, never the batch host) exactly when a waiting job can then start,
 // honours the resize interval and Rubick's penalty for growth, and is deterministic.
-#include "scheduler/policy/resize_planner.h"
+#include "scheduler/policy/resize_decision.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::int64_t kNow = 1'000'000;
 
-class ResizePlannerTest : public ::testing::Test {
+class ResizeDecisionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     view_.now = kNow;
@@ -70,19 +70,19 @@ class ResizePlannerTest : public ::testing::Test {
     return jobs_.back();
   }
 
-  ResizePlan Plan() { return PlanResizes(view_, jobs_, options_); }
+  ResizeDecision Decide() { return DecideResizes(view_, jobs_, options_); }
 
   SlurmView view_;
   std::vector<ElasticJob> jobs_;
-  ResizePlannerOptions options_;
+  ResizeDecisionOptions options_;
 };
 
-TEST_F(ResizePlannerTest, AloneGrowsIntoEveryIdleNode) {
+TEST_F(ResizeDecisionTest, AloneGrowsIntoEveryIdleNode) {
   Running(7, {"n1"});
   Elastic(7, 1, 4);
-  ResizePlan plan = Plan();
-  ASSERT_EQ(plan.orders.size(), 1u);
-  const ResizeOrderPlan& order = plan.orders[0];
+  ResizeDecision decision = Decide();
+  ASSERT_EQ(decision.proposals.size(), 1u);
+  const ResizeProposal& order = decision.proposals[0];
   EXPECT_EQ(order.kind, ResizeKind::kGrow);
   EXPECT_EQ(order.from_nodes, 1);
   EXPECT_EQ(order.to_nodes, 4);
@@ -91,7 +91,7 @@ TEST_F(ResizePlannerTest, AloneGrowsIntoEveryIdleNode) {
   EXPECT_NE(order.reason.find("idle"), std::string::npos);
 }
 
-TEST_F(ResizePlannerTest, NeverGrowsPastMaxOrIntoPlannedOrReservedNodes) {
+TEST_F(ResizeDecisionTest, NeverGrowsPastMaxOrIntoPlannedOrReservedNodes) {
   Running(7, {"n1"});
   Elastic(7, 1, 3);
   Running(8, {"n2"});                       // a rigid job holds n2
@@ -102,143 +102,143 @@ TEST_F(ResizePlannerTest, NeverGrowsPastMaxOrIntoPlannedOrReservedNodes) {
   maint.end_time = kNow + 7200;
   maint.nodes = {"n4"};
   view_.reservations.push_back(maint);
-  EXPECT_TRUE(Plan().orders.empty());
+  EXPECT_TRUE(Decide().proposals.empty());
   view_.reservations[0].start_time = kNow + 2 * options_.reservation_horizon_s;  // far away
-  ResizePlan plan = Plan();
-  ASSERT_EQ(plan.orders.size(), 1u);
-  EXPECT_EQ(plan.orders[0].changed_nodes, (std::vector<std::string>{"n4"}));
+  ResizeDecision decision = Decide();
+  ASSERT_EQ(decision.proposals.size(), 1u);
+  EXPECT_EQ(decision.proposals[0].changed_nodes, (std::vector<std::string>{"n4"}));
 }
 
-TEST_F(ResizePlannerTest, ShrinksForAWaitingJobAndNeverGrowsIntoItsNodes) {
+TEST_F(ResizeDecisionTest, ShrinksForAWaitingJobAndNeverGrowsIntoItsNodes) {
   Running(7, {"n1", "n2", "n3", "n4"});
   Elastic(7, 1, 4);
   Pending(9, 3);
-  ResizePlan plan = Plan();
-  ASSERT_EQ(plan.orders.size(), 1u);
-  const ResizeOrderPlan& order = plan.orders[0];
+  ResizeDecision decision = Decide();
+  ASSERT_EQ(decision.proposals.size(), 1u);
+  const ResizeProposal& order = decision.proposals[0];
   EXPECT_EQ(order.kind, ResizeKind::kShrink);
   EXPECT_EQ(order.to_nodes, 1);
   EXPECT_EQ(order.target_nodes, (std::vector<std::string>{"n1"}));  // the batch host stays
   EXPECT_NE(order.reason.find("pending job 9"), std::string::npos);
 }
 
-TEST_F(ResizePlannerTest, ShrinksOnlyWhatIsMissingAndUsesIdleNodesFirst) {
+TEST_F(ResizeDecisionTest, ShrinksOnlyWhatIsMissingAndUsesIdleNodesFirst) {
   Running(7, {"n1", "n2", "n3"});
   Elastic(7, 1, 4).last_resize = kNow - 1;  // the interval does not hold back a give-back
   Pending(9, 2);
-  ResizePlan plan = Plan();
-  ASSERT_EQ(plan.orders.size(), 1u);
-  EXPECT_EQ(plan.orders[0].to_nodes, 2);  // n4 idle + one released
+  ResizeDecision decision = Decide();
+  ASSERT_EQ(decision.proposals.size(), 1u);
+  EXPECT_EQ(decision.proposals[0].to_nodes, 2);  // n4 idle + one released
 }
 
-TEST_F(ResizePlannerTest, NoShrinkWhenTheWaitingJobCannotStartAnyway) {
+TEST_F(ResizeDecisionTest, NoShrinkWhenTheWaitingJobCannotStartAnyway) {
   Running(7, {"n1", "n2"});
   Elastic(7, 2, 4);     // nothing above MIN
   Running(8, {"n3"});
   Pending(9, 3);
-  ResizePlan plan = Plan();
-  ASSERT_EQ(plan.orders.size(), 1u);  // no shrink; n4 is planned for nobody, so job 7 grows
-  EXPECT_EQ(plan.orders[0].kind, ResizeKind::kGrow);
-  EXPECT_EQ(plan.orders[0].changed_nodes, (std::vector<std::string>{"n4"}));
+  ResizeDecision decision = Decide();
+  ASSERT_EQ(decision.proposals.size(), 1u);  // no shrink; n4 is planned for nobody, so job 7 grows
+  EXPECT_EQ(decision.proposals[0].kind, ResizeKind::kGrow);
+  EXPECT_EQ(decision.proposals[0].changed_nodes, (std::vector<std::string>{"n4"}));
 }
 
-TEST_F(ResizePlannerTest, JobWaitingOnDependencyIsIgnored) {
+TEST_F(ResizeDecisionTest, JobWaitingOnDependencyIsIgnored) {
   Running(7, {"n1", "n2", "n3", "n4"});
   Elastic(7, 1, 4);
   Pending(9, 3, "Dependency");
-  EXPECT_TRUE(Plan().orders.empty());
+  EXPECT_TRUE(Decide().proposals.empty());
 }
 
-TEST_F(ResizePlannerTest, AWaitingJobThatFitsClaimsIdleNodesFromGrowth) {
+TEST_F(ResizeDecisionTest, AWaitingJobThatFitsClaimsIdleNodesFromGrowth) {
   Running(7, {"n1"});
   Elastic(7, 1, 4);
   Pending(9, 2, "Priority");
-  ResizePlan plan = Plan();
-  ASSERT_EQ(plan.orders.size(), 1u);
-  EXPECT_EQ(plan.orders[0].to_nodes, 2);  // 3 idle, 2 claimed by job 9
+  ResizeDecision decision = Decide();
+  ASSERT_EQ(decision.proposals.size(), 1u);
+  EXPECT_EQ(decision.proposals[0].to_nodes, 2);  // 3 idle, 2 claimed by job 9
 }
 
-TEST_F(ResizePlannerTest, ShrinkInFlightIsCountedSoNoSecondJobShrinks) {
+TEST_F(ResizeDecisionTest, ShrinkInFlightIsCountedSoNoSecondJobShrinks) {
   Running(7, {"n1", "n2"});
   Running(8, {"n3", "n4"});
   Elastic(7, 1, 4).busy = true;
   jobs_.back().releasing = {"n2"};
   Elastic(8, 1, 4);
   Pending(9, 1);
-  EXPECT_TRUE(Plan().orders.empty());
+  EXPECT_TRUE(Decide().proposals.empty());
 }
 
-TEST_F(ResizePlannerTest, GrowInFlightKeepsItsNodesFromOthers) {
+TEST_F(ResizeDecisionTest, GrowInFlightKeepsItsNodesFromOthers) {
   Running(7, {"n1"});
   Running(8, {"n2"});
   Elastic(7, 1, 4).busy = true;
   jobs_.back().adding = {"n3", "n4"};
   Elastic(8, 1, 4);
-  EXPECT_TRUE(Plan().orders.empty());
+  EXPECT_TRUE(Decide().proposals.empty());
 }
 
-TEST_F(ResizePlannerTest, GrowthWaitsForTheIntervalAndThePenaltyRule) {
+TEST_F(ResizeDecisionTest, GrowthWaitsForTheIntervalAndThePenaltyRule) {
   Running(7, {"n1"});
   Elastic(7, 1, 4).last_resize = kNow - 10;
-  ResizePlan plan = Plan();
-  EXPECT_TRUE(plan.orders.empty());
-  ASSERT_EQ(plan.held_back.size(), 1u);
-  EXPECT_NE(plan.held_back[0].reason.find("interval"), std::string::npos);
+  ResizeDecision decision = Decide();
+  EXPECT_TRUE(decision.proposals.empty());
+  ASSERT_EQ(decision.held_back.size(), 1u);
+  EXPECT_NE(decision.held_back[0].reason.find("interval"), std::string::npos);
 
   jobs_[0].last_resize = 0;
   view_.jobs[0].start_time = kNow - 60;  // (60 - 1*3)/60 = 0.95 < 0.97
-  plan = Plan();
-  EXPECT_TRUE(plan.orders.empty());
-  ASSERT_EQ(plan.held_back.size(), 1u);
-  EXPECT_NE(plan.held_back[0].reason.find("penalty"), std::string::npos);
+  decision = Decide();
+  EXPECT_TRUE(decision.proposals.empty());
+  ASSERT_EQ(decision.held_back.size(), 1u);
+  EXPECT_NE(decision.held_back[0].reason.find("penalty"), std::string::npos);
   view_.jobs[0].start_time = kNow - 100;  // (100 - 3)/100 = 0.97
-  EXPECT_EQ(Plan().orders.size(), 1u);
+  EXPECT_EQ(Decide().proposals.size(), 1u);
 }
 
-TEST_F(ResizePlannerTest, GreedyGrowPrefersTheLargerSpeedupPerNode) {
+TEST_F(ResizeDecisionTest, GreedyGrowPrefersTheLargerSpeedupPerNode) {
   Running(7, {"n1"});
   Running(8, {"n2"});
   Elastic(7, 1, 4, /*ests=*/8);
   Elastic(8, 1, 2, /*ests=*/1);  // one EST: a second node adds nothing
-  ResizePlan plan = Plan();
-  ASSERT_EQ(plan.orders.size(), 1u);
-  EXPECT_EQ(plan.orders[0].job_id, 7u);
-  EXPECT_EQ(plan.orders[0].to_nodes, 3);
+  ResizeDecision decision = Decide();
+  ASSERT_EQ(decision.proposals.size(), 1u);
+  EXPECT_EQ(decision.proposals[0].job_id, 7u);
+  EXPECT_EQ(decision.proposals[0].to_nodes, 3);
 }
 
-TEST_F(ResizePlannerTest, SizesThatAddNoSpeedupAreSkipped) {
+TEST_F(ResizeDecisionTest, SizesThatAddNoSpeedupAreSkipped) {
   // 4 ESTs: 3 nodes run as slowly as 2 (ceil(4/3) = 2 ESTs per node), so no grow to 3 alone.
   Running(7, {"n1", "n2"});
   Running(8, {"n4"});
   Elastic(7, 1, 4, /*ests=*/4);
-  EXPECT_TRUE(Plan().orders.empty());
+  EXPECT_TRUE(Decide().proposals.empty());
   EXPECT_LT(NodeSpeedup(4, 3, 0.02), NodeSpeedup(4, 4, 0.02));
   EXPECT_LE(NodeSpeedup(4, 3, 0.02), NodeSpeedup(4, 2, 0.02) + 1e-12);
 }
 
-TEST_F(ResizePlannerTest, UnavailableNodesAndBusyJobsTakeNoPart) {
+TEST_F(ResizeDecisionTest, UnavailableNodesAndBusyJobsTakeNoPart) {
   Running(7, {"n1"});
   Elastic(7, 1, 4);
   Node("n2").available = false;
   Node("n3").available = false;
-  ResizePlan plan = Plan();
-  ASSERT_EQ(plan.orders.size(), 1u);
-  EXPECT_EQ(plan.orders[0].changed_nodes, (std::vector<std::string>{"n4"}));
+  ResizeDecision decision = Decide();
+  ASSERT_EQ(decision.proposals.size(), 1u);
+  EXPECT_EQ(decision.proposals[0].changed_nodes, (std::vector<std::string>{"n4"}));
   jobs_[0].busy = true;
-  EXPECT_TRUE(Plan().orders.empty());
+  EXPECT_TRUE(Decide().proposals.empty());
 }
 
-TEST_F(ResizePlannerTest, SameInputSameOrders) {
+TEST_F(ResizeDecisionTest, SameInputSameOrders) {
   Running(7, {"n1", "n2"});
   Running(8, {"n3", "n4"});
   Elastic(7, 1, 4);
   Elastic(8, 1, 4);
   Pending(9, 1);
-  ResizePlan a = Plan(), b = Plan();
-  ASSERT_EQ(a.orders.size(), 1u);
-  ASSERT_EQ(b.orders.size(), 1u);
-  EXPECT_EQ(a.orders[0].job_id, b.orders[0].job_id);
-  EXPECT_EQ(a.orders[0].target_nodes, b.orders[0].target_nodes);
+  ResizeDecision a = Decide(), b = Decide();
+  ASSERT_EQ(a.proposals.size(), 1u);
+  ASSERT_EQ(b.proposals.size(), 1u);
+  EXPECT_EQ(a.proposals[0].job_id, b.proposals[0].job_id);
+  EXPECT_EQ(a.proposals[0].target_nodes, b.proposals[0].target_nodes);
 }
 
 }  // namespace

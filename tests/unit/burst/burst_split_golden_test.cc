@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "perf/burst/planner.h"
+#include "perf/burst/burst_split.h"
 #include "tests/unit/burst/burst_test_util.h"
 
 namespace elastic::burst {
@@ -17,14 +17,14 @@ using testing::MakeProfile;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-BurstPlan Plan(const ModelProfile& profile, int gpus, double limit,
-               CountSet counts = CountSet::kPowersOfTwo, bool separate = true) {
-  PlannerOptions options;
+BurstSplit Split(const ModelProfile& profile, int gpus, double limit,
+                 CountSet counts = CountSet::kPowersOfTwo, bool separate = true) {
+  BurstSplitOptions options;
   options.gpus = gpus;
   options.amp_limit = limit;
   options.counts = counts;
   options.separate_branches = separate;
-  Result<BurstPlan> result = PlanBurst(profile, options);
+  Result<BurstSplit> result = SplitForBurst(profile, options);
   EXPECT_EQ(result.error, "");
   if (!result) return {};
   EXPECT_NEAR(result->searched_iteration_s, result->cost.iteration_s, 1e-12);
@@ -46,22 +46,22 @@ ModelProfile TwoLayers() {
 }
 
 TEST(BurstGolden, TwoLayerChainBurstsTheFirstLayer) {
-  BurstPlan plan = Plan(TwoLayers(), 2, kInf);
-  EXPECT_EQ(plan.assignment.gpus, (std::vector<int>{2, 1}));
-  EXPECT_NEAR(plan.cost.iteration_s, 13.5e-3, 1e-12);
-  EXPECT_NEAR(plan.cost.layers[0].amplification, 1.3, 1e-9);
-  EXPECT_NEAR(plan.cost.layers[1].comm_in_s, 3e-3, 1e-12);
-  EXPECT_NEAR(plan.cost.layers[1].amplification, 1.75, 1e-9);
+  BurstSplit split = Split(TwoLayers(), 2, kInf);
+  EXPECT_EQ(split.assignment.gpus, (std::vector<int>{2, 1}));
+  EXPECT_NEAR(split.cost.iteration_s, 13.5e-3, 1e-12);
+  EXPECT_NEAR(split.cost.layers[0].amplification, 1.3, 1e-9);
+  EXPECT_NEAR(split.cost.layers[1].comm_in_s, 3e-3, 1e-12);
+  EXPECT_NEAR(split.cost.layers[1].amplification, 1.75, 1e-9);
   // GPU-sec = 6.5*2 + 7*1 = 20 ms; one GPU takes 10 + 4 = 14 ms.
-  EXPECT_NEAR(plan.cost.gpu_sec, 20e-3, 1e-12);
-  EXPECT_NEAR(plan.cost.amplification, 20.0 / 14.0, 1e-9);
+  EXPECT_NEAR(split.cost.gpu_sec, 20e-3, 1e-12);
+  EXPECT_NEAR(split.cost.amplification, 20.0 / 14.0, 1e-9);
 }
 
 TEST(BurstGolden, TwoLayerChainUnderTightLimitStaysOnOneGpu) {
   // 1.5 < 1.75 rules (2,1) out; (2,2) has Amp(l2) = 8*2/4 = 4.
-  BurstPlan plan = Plan(TwoLayers(), 2, 1.5);
-  EXPECT_EQ(plan.assignment.gpus, (std::vector<int>{1, 1}));
-  EXPECT_NEAR(plan.cost.iteration_s, 14e-3, 1e-12);
+  BurstSplit split = Split(TwoLayers(), 2, 1.5);
+  EXPECT_EQ(split.assignment.gpus, (std::vector<int>{1, 1}));
+  EXPECT_NEAR(split.cost.iteration_s, 14e-3, 1e-12);
 }
 
 // B = 4, G = 4 (counts 1, 2, 4), latency 1 ms.
@@ -86,20 +86,20 @@ TEST(BurstGolden, ThreeLayerChainFollowsTheLimit) {
   for (const Case& c : {Case{kInf, {4, 4, 1}, 14}, Case{5.0, {4, 4, 1}, 14},
                         Case{4.9, {2, 2, 1}, 16}, Case{3.0, {1, 1, 1}, 18}}) {
     SCOPED_TRACE(c.limit);
-    BurstPlan plan = Plan(ThreeLayers(), 4, c.limit);
-    EXPECT_EQ(plan.assignment.gpus, c.gpus);
-    EXPECT_NEAR(plan.cost.iteration_s, c.ms * 1e-3, 1e-12);
-    EXPECT_LE(plan.cost.max_layer_amplification, c.limit * (1 + 1e-9));
+    BurstSplit split = Split(ThreeLayers(), 4, c.limit);
+    EXPECT_EQ(split.assignment.gpus, c.gpus);
+    EXPECT_NEAR(split.cost.iteration_s, c.ms * 1e-3, 1e-12);
+    EXPECT_LE(split.cost.max_layer_amplification, c.limit * (1 + 1e-9));
   }
 }
 
 TEST(BurstGolden, BestUniformPlanOfThreeLayerChain) {
   // Uniform: 1 GPU 18; 2 GPUs 4 + 4 + 1.5 + 9 = 18.5; 4 GPUs 2 + 2 + 1 + 13 = 18: 1 GPU wins
   // the tie (first found); burst beats it by 4 ms.
-  PlannerOptions options;
+  BurstSplitOptions options;
   options.gpus = 4;
   options.amp_limit = kInf;
-  Result<BurstPlan> uniform = BestUniformPlan(ThreeLayers(), options);
+  Result<BurstSplit> uniform = BestUniformSplit(ThreeLayers(), options);
   ASSERT_TRUE(uniform);
   EXPECT_EQ(uniform->assignment.gpus, (std::vector<int>{1, 1, 1}));
   EXPECT_NEAR(uniform->cost.iteration_s, 18e-3, 1e-12);
@@ -118,16 +118,16 @@ ModelProfile ThreeGpuSweetSpot() {
 }
 
 TEST(BurstGolden, AllCountsFindThreeGpusPowersOfTwoCannot) {
-  EXPECT_NEAR(Plan(ThreeGpuSweetSpot(), 4, kInf).cost.iteration_s, 9.5e-3, 1e-12);
-  BurstPlan all = Plan(ThreeGpuSweetSpot(), 4, kInf, CountSet::kAll);
+  EXPECT_NEAR(Split(ThreeGpuSweetSpot(), 4, kInf).cost.iteration_s, 9.5e-3, 1e-12);
+  BurstSplit all = Split(ThreeGpuSweetSpot(), 4, kInf, CountSet::kAll);
   EXPECT_EQ(all.assignment.gpus[0], 3);
   EXPECT_NEAR(all.cost.iteration_s, 9e-3, 1e-12);
   EXPECT_EQ(all.candidate_counts, (std::vector<int>{1, 2, 3, 4}));
 
-  BurstPlan powers = Plan(ThreeGpuSweetSpot(), 4, 2.5);
+  BurstSplit powers = Split(ThreeGpuSweetSpot(), 4, 2.5);
   EXPECT_EQ(powers.assignment.gpus[0], 2);
   EXPECT_NEAR(powers.cost.iteration_s, 10e-3, 1e-12);
-  EXPECT_NEAR(Plan(ThreeGpuSweetSpot(), 4, 2.5, CountSet::kAll).cost.iteration_s, 9e-3, 1e-12);
+  EXPECT_NEAR(Split(ThreeGpuSweetSpot(), 4, 2.5, CountSet::kAll).cost.iteration_s, 9e-3, 1e-12);
 }
 
 // fork -> {a, b} -> join, B = 2, G = 2, latency 0.
@@ -149,22 +149,22 @@ ModelProfile SerialBranches() {
 
 TEST(BurstGolden, BranchJoinRunsBranchesAtTheirOwnScale) {
   for (double limit : {kInf, 2.0}) {
-    BurstPlan plan = Plan(SerialBranches(), 2, limit);
-    EXPECT_EQ(plan.assignment.gpus, (std::vector<int>{2, 2, 1, 2}));
-    EXPECT_NEAR(plan.cost.iteration_s, 11.5e-3, 1e-12);
-    EXPECT_NEAR(plan.cost.layers[3].comm_in_s, 1e-3, 1e-12);
-    EXPECT_NEAR(plan.cost.layers[3].amplification, 2.0, 1e-9);
-    EXPECT_EQ(plan.blocks, 1);
+    BurstSplit split = Split(SerialBranches(), 2, limit);
+    EXPECT_EQ(split.assignment.gpus, (std::vector<int>{2, 2, 1, 2}));
+    EXPECT_NEAR(split.cost.iteration_s, 11.5e-3, 1e-12);
+    EXPECT_NEAR(split.cost.layers[3].comm_in_s, 1e-3, 1e-12);
+    EXPECT_NEAR(split.cost.layers[3].amplification, 2.0, 1e-9);
+    EXPECT_EQ(split.blocks, 1);
   }
-  BurstPlan tight = Plan(SerialBranches(), 2, 1.9);
+  BurstSplit tight = Split(SerialBranches(), 2, 1.9);
   EXPECT_EQ(tight.assignment.gpus, (std::vector<int>{2, 2, 1, 1}));
   EXPECT_NEAR(tight.cost.iteration_s, 12.5e-3, 1e-12);
   EXPECT_NEAR(tight.cost.layers[3].amplification, 1.5, 1e-9);
 
-  PlannerOptions options;
+  BurstSplitOptions options;
   options.gpus = 2;
   options.amp_limit = 1.9;
-  Result<BurstPlan> uniform = BestUniformPlan(SerialBranches(), options);
+  Result<BurstSplit> uniform = BestUniformSplit(SerialBranches(), options);
   ASSERT_TRUE(uniform);
   EXPECT_NEAR(uniform->cost.iteration_s, 15.5e-3, 1e-12);
 }
@@ -184,48 +184,48 @@ ModelProfile ParallelBranches() {
 }
 
 TEST(BurstGolden, NonCriticalBranchRunsInParallelOnItsOwnGpu) {
-  BurstPlan plan = Plan(ParallelBranches(), 2, 2.0);
-  EXPECT_EQ(plan.assignment.gpus, (std::vector<int>{1, 1, 1, 1}));
-  EXPECT_EQ(plan.assignment.separate, (std::vector<std::vector<bool>>{{false, true}}));
-  EXPECT_NEAR(plan.cost.iteration_s, 8e-3, 1e-12);
-  EXPECT_TRUE(plan.cost.layers[2].parallel);
-  EXPECT_FALSE(plan.cost.layers[1].parallel);
-  EXPECT_NEAR(plan.cost.layers[2].amplification, 1.25, 1e-9);
-  EXPECT_NEAR(plan.cost.layers[3].amplification, 2.0, 1e-9);
-  EXPECT_EQ(plan.cost.peak_gpus, 2);
-  EXPECT_NEAR(plan.cost.amplification, 1.2, 1e-9);
+  BurstSplit split = Split(ParallelBranches(), 2, 2.0);
+  EXPECT_EQ(split.assignment.gpus, (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(split.assignment.separate, (std::vector<std::vector<bool>>{{false, true}}));
+  EXPECT_NEAR(split.cost.iteration_s, 8e-3, 1e-12);
+  EXPECT_TRUE(split.cost.layers[2].parallel);
+  EXPECT_FALSE(split.cost.layers[1].parallel);
+  EXPECT_NEAR(split.cost.layers[2].amplification, 1.25, 1e-9);
+  EXPECT_NEAR(split.cost.layers[3].amplification, 2.0, 1e-9);
+  EXPECT_EQ(split.cost.peak_gpus, 2);
+  EXPECT_NEAR(split.cost.amplification, 1.2, 1e-9);
 }
 
 TEST(BurstGolden, ParallelBranchNeedsAmplificationAndGpus) {
   // The join's Amp would be 2 > 1.9; with one GPU there is no second GPU; or it is switched off.
-  EXPECT_NEAR(Plan(ParallelBranches(), 2, 1.9).cost.iteration_s, 10e-3, 1e-12);
-  EXPECT_NEAR(Plan(ParallelBranches(), 1, kInf).cost.iteration_s, 10e-3, 1e-12);
-  EXPECT_NEAR(Plan(ParallelBranches(), 2, kInf, CountSet::kPowersOfTwo, false).cost.iteration_s,
+  EXPECT_NEAR(Split(ParallelBranches(), 2, 1.9).cost.iteration_s, 10e-3, 1e-12);
+  EXPECT_NEAR(Split(ParallelBranches(), 1, kInf).cost.iteration_s, 10e-3, 1e-12);
+  EXPECT_NEAR(Split(ParallelBranches(), 2, kInf, CountSet::kPowersOfTwo, false).cost.iteration_s,
               10e-3, 1e-12);
 }
 
-TEST(BurstPlanner, RefusesBadOptionsProfilesAndGraphs) {
-  PlannerOptions options;
+TEST(BurstSplit, RefusesBadOptionsProfilesAndGraphs) {
+  BurstSplitOptions options;
   options.gpus = 0;
-  EXPECT_EQ(PlanBurst(TwoLayers(), options).error,
+  EXPECT_EQ(SplitForBurst(TwoLayers(), options).error,
             "gpus: invalid value 0: expected an integer >= 1");
   options.gpus = 2;
   options.amp_limit = 0.5;
-  EXPECT_EQ(PlanBurst(TwoLayers(), options).error,
+  EXPECT_EQ(SplitForBurst(TwoLayers(), options).error,
             "amplification limit: invalid value 0.5: expected a number >= 1 (1: no GPU-sec "
             "increase; inf: no limit)");
   options.amp_limit = 2;
   ModelProfile bad = TwoLayers();
   bad.layers[1].compute[0].seconds = -1;
-  EXPECT_EQ(PlanBurst(bad, options).error,
+  EXPECT_EQ(SplitForBurst(bad, options).error,
             "layer 1 (\"l2\"): compute time at batch 1: expected a finite time > 0");
   ModelProfile dead = TwoLayers();
   dead.layers.push_back(MakeLayer("l3", {{1, 1}}, 0, 0, {0}));
-  EXPECT_NE(PlanBurst(dead, options).error.find("its output is never used"), std::string::npos);
-  EXPECT_FALSE(PlanBurst(dead, options));
+  EXPECT_NE(SplitForBurst(dead, options).error.find("its output is never used"), std::string::npos);
+  EXPECT_FALSE(SplitForBurst(dead, options));
 }
 
-TEST(BurstPlanner, CandidateCounts) {
+TEST(BurstSplit, CandidateCounts) {
   EXPECT_EQ(CandidateCounts(6, 64, CountSet::kPowersOfTwo), (std::vector<int>{1, 2, 4}));
   EXPECT_EQ(CandidateCounts(1024, 8, CountSet::kPowersOfTwo), (std::vector<int>{1, 2, 4, 8}));
   EXPECT_EQ(CandidateCounts(5, 3, CountSet::kAll), (std::vector<int>{1, 2, 3}));

@@ -1,6 +1,7 @@
-// DeepPool's burst-parallel planner (§4.2): picks a GPU count for every layer so that the
-// predicted iteration time is minimal while each layer's GPU-sec amplification stays within a
-// user limit. Linear search (Algorithm 1) on chains, graph reduction for branch/join blocks.
+// DeepPool's burst split (its burst-parallel planner, §4.2): picks a GPU count for every
+// layer so that the predicted iteration time is minimal while each layer's GPU-sec
+// amplification stays within a user limit. Linear search (Algorithm 1) on chains, graph reduction
+// for branch/join blocks.
 //
 // What is searched, exactly:
 //  - Chains: a shortest path over (layer, GPU count) states. The edge (i-1,h)→(i,g) costs
@@ -43,7 +44,7 @@ enum class CountSet {
   kAll,          // every count 1 ... min(gpus, global batch)
 };
 
-struct PlannerOptions {
+struct BurstSplitOptions {
   int gpus = 1;            // G: GPUs available to the job
   double amp_limit = 2.0;  // per-layer GPU-sec amplification limit, >= 1
   CountSet counts = CountSet::kPowersOfTwo;
@@ -53,7 +54,7 @@ struct PlannerOptions {
   bool exhaustive = false;
 };
 
-struct BurstPlan {
+struct BurstSplit {
   Assignment assignment;
   PlanCost cost;                       // EvaluatePlan of the assignment
   double searched_iteration_s = 0.0;   // the search's own value; equals cost.iteration_s
@@ -67,13 +68,13 @@ struct BurstPlan {
 std::vector<int> CandidateCounts(int gpus, int global_batch, CountSet counts);
 
 // Empty when the options are usable for `profile`, else a message naming the option.
-std::string ValidateOptions(const PlannerOptions& options);
+std::string ValidateOptions(const BurstSplitOptions& options);
 
 // Fails when the profile, graph or options are unusable.
-Result<BurstPlan> PlanBurst(const ModelProfile& profile, const PlannerOptions& options);
+Result<BurstSplit> SplitForBurst(const ModelProfile& profile, const BurstSplitOptions& options);
 
 // The fastest uniform data-parallel plan (every layer on the same count) among the candidate
 // counts that respects the amplification limit: the baseline burst plans are compared with.
-Result<BurstPlan> BestUniformPlan(const ModelProfile& profile, const PlannerOptions& options);
+Result<BurstSplit> BestUniformSplit(const ModelProfile& profile, const BurstSplitOptions& options);
 
 }  // namespace elastic::burst

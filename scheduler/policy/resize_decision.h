@@ -15,7 +15,7 @@
 //     This step is the same whatever the policy: Slurm starts jobs, elasticd only makes room.
 //  2. The remaining elastic jobs and the idle nodes that no waiting job claimed, that no pending
 //     job's planned start (`sched_nodes`) and no reservation active within
-//     `reservation_horizon_s` covers. elasticd (PlanResizes with a Policy) hands them to its
+//     `reservation_horizon_s` covers. elasticd (DecideResizes with a Policy) hands them to its
 //     configured scheduling Policy — the same MakePolicy objects elastic-sim replays traces with
 //     — through the pure adapter in live_policy.h (one node = one device; jobs the interval or
 //     the penalty rule hold are shown rigid; pending jobs are not shown; no preemption), and
@@ -24,7 +24,7 @@
 //     shrinks); rubick grows by slope and may shrink the lowest-slope job above its MIN for a
 //     steeper one (Rubick Algorithm 1, §5.2-5.3); elastic as rubick, slopes ranked per unit of
 //     remaining work (Slurm's time limit; none: a year). Without a Policy (the 3-argument
-//     PlanResizes: benchmarks, tests) step 2 is the original greedy rule: EasyScale's §3.5
+//     DecideResizes: benchmarks, tests) step 2 is the original greedy rule: EasyScale's §3.5
 //     greedy with every size up to what is free proposed (non-divisor sizes of E that bring no
 //     speedup are skipped). Either way a resize also needs the minimum interval since the
 //     job's last resize and Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time
@@ -59,7 +59,7 @@ struct ElasticJob {
   std::vector<double> speed_curve;
 };
 
-struct ResizePlannerOptions {
+struct ResizeDecisionOptions {
   std::int64_t min_resize_interval_s = 60;
   double reconfig_penalty = 0.97;  // Rubick §5.3 threshold
   double resize_cost_s = 3.0;      // Rubick's delta: one checkpoint-resize-relaunch pause
@@ -71,7 +71,7 @@ struct ResizePlannerOptions {
 
 enum class ResizeKind { kGrow, kShrink };
 
-struct ResizeOrderPlan {
+struct ResizeProposal {
   std::uint32_t job_id = 0;
   ResizeKind kind = ResizeKind::kGrow;
   int from_nodes = 0;
@@ -81,26 +81,26 @@ struct ResizeOrderPlan {
   std::string reason;
 };
 
-// A job the planner wanted to resize but held back, and why (for `elasticd status`).
+// A job the decision would have resized but held back, and why (for `elasticd status`).
 struct HeldBack {
   std::uint32_t job_id = 0;
   std::string reason;
 };
 
-struct ResizePlan {
-  std::vector<ResizeOrderPlan> orders;
+struct ResizeDecision {
+  std::vector<ResizeProposal> proposals;
   std::vector<HeldBack> held_back;
 };
 
 // REQUIRES: every ElasticJob's id names a running job in `view` (others are ignored).
-ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
-                       const ResizePlannerOptions& options);
-// The adapter's options for these planner options; MakePolicy(name, LivePolicyOptions(that))
+ResizeDecision DecideResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+                             const ResizeDecisionOptions& options);
+// The adapter's options for these decision options; MakePolicy(name, LivePolicyOptions(that))
 // builds the Policy elasticd runs.
-LiveOptions LiveOptionsFrom(const ResizePlannerOptions& options);
+LiveOptions LiveOptionsFrom(const ResizeDecisionOptions& options);
 // Step 2 decided by `policy` (what elasticd runs; see above and live_policy.h).
-ResizePlan PlanResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
-                       const ResizePlannerOptions& options, const Policy& policy);
+ResizeDecision DecideResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
+                             const ResizeDecisionOptions& options, const Policy& policy);
 
 // Speedup of an E-EST job on `nodes` nodes (EasyScale Eq. 1 with one worker per node, plus the
 // ring all-reduce term of the throughput model); the greedy grow ranks gains of this.
