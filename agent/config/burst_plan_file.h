@@ -1,5 +1,5 @@
 // train.burst_plan: the GPU count of every layer of an `elastic-plan burst --json` plan
-// (docs/burst-split.md), read as train.burst_workers. Its layers must be the model's blocks, in
+// (docs/burst-planner.md), read as train.burst_workers. Its layers must be the model's blocks, in
 // order (checked against the model when training starts), and a chain (no branch on GPUs of its
 // own). Errors go through `reader` (ConfigError naming the file, train.burst_plan and the layer).
 #pragma once

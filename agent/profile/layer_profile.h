@@ -1,6 +1,6 @@
 // `elastic-agent profile-layers`: per-layer forward + backward times of a real LibTorch model
 // (agent/model/layer_graph_model.h) at several per-worker batches, written as the burst
-// planner's elastic-burst-profile/1 JSON (docs/burst-split.md).
+// planner's elastic-burst-profile/1 JSON (docs/burst-planner.md).
 //
 // Each layer is timed alone: its inputs are detached tensors of the real shapes that require
 // grad (the image for the first layer does not), the backward pass starts from a gradient of

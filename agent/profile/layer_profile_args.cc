@@ -22,7 +22,7 @@ constexpr std::string_view kUsage =
     "Times each layer of a built-in model alone (forward + backward, its inputs detached\n"
     "tensors of the real shapes, median of --reps after --warmup) at every per-worker batch, on\n"
     "this machine's CPU with T LibTorch intra-op threads (default 1), and writes the burst\n"
-    "planner's profile (elastic-burst-profile/1, docs/burst-split.md) for\n"
+    "planner's profile (elastic-burst-profile/1, docs/burst-planner.md) for\n"
     "`elastic-plan burst --profile P.json`. Models: fmnist_cnn, vgg16, wide_resnet101_2,\n"
     "inception_v3 (torchvision architectures; smaller images work). Take --bandwidth-gbps and\n"
     "--latency-us from `elastic-agent profile`'s measured rank-to-rank bandwidth.\n";

@@ -3,7 +3,7 @@
 // Network model (the paper's "simple networking model"): full bisection bandwidth, so a transfer
 // is limited only by the busiest GPU's link; each transfer costs bytes / per-GPU bandwidth +
 // propagation latency. Assumptions beyond the paper are marked ASSUMED and listed in
-// docs/burst-split.md.
+// docs/burst-planner.md.
 //  - comp(i,g): forward + backward time of layer i when the global batch B is split over g GPUs.
 //    The slowest worker holds ceil(B/g) samples and sets the time (ASSUMED); its time comes from
 //    the layer's profile table, linearly interpolated between measured batches. Below the

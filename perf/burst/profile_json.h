@@ -1,4 +1,4 @@
-// The burst split's JSON boundary: reads layer profiles (format in docs/burst-split.md)
+// The burst split's JSON boundary: reads layer profiles (format in docs/burst-planner.md)
 // and renders splits as JSON. LoadProfileJson is the library's only file access.
 // Errors name the file, the JSON path, the value and what was expected; unknown keys are errors.
 #pragma once

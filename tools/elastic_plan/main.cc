@@ -43,7 +43,7 @@ int Burst(const std::vector<std::string>& args) {
   int global_batch = 0;
   po::options_description description("elastic-plan burst options");
   description.add_options()("help,h", "show this help")(
-      "profile", po::value(&profile_path)->required(), "layer profile JSON (docs/burst-split.md)")(
+      "profile", po::value(&profile_path)->required(), "layer profile JSON (docs/burst-planner.md)")(
       "gpus", po::value(&options.gpus)->required(), "GPUs available to the job")(
       "amp-limit", po::value(&options.amp_limit)->required(),
       "per-layer GPU-sec amplification limit (>= 1; inf = none)")(
