@@ -18,6 +18,7 @@
 #include "agent/config/job_config.h"
 #include "agent/data/dataset_checks.h"
 #include "agent/eval/eval_command.h"
+#include "agent/eval/export_command.h"
 #include "agent/profile/layer_profile_args.h"
 #include "agent/profile/profile_command.h"
 #include "agent/supervisor/allocation.h"
@@ -71,7 +72,16 @@ int RunTrain(const TrainArgs& args, std::unique_ptr<Communicator>& world, int* a
 int RunEval(const EvalArgs& args) {
   JobConfig config = LoadJobConfig(args.config_path, ProcessEnv(), CheckTrainingData);
   PinCpuKernelIsa(config);
-  std::cout << FormatEvalReport(RunEvalCommand(config, std::cerr)) << std::flush;
+  std::cout << FormatEvalReport(RunEvalCommand(config, std::cerr, args.save_logits))
+            << std::flush;
+  return 0;
+}
+
+// Export runs in one process, without MPI: it reads a checkpoint and writes the module.
+int RunExport(const ExportArgs& args) {
+  JobConfig config = LoadJobConfig(args.config_path, ProcessEnv());
+  PinCpuKernelIsa(config);
+  std::cout << RunExportCommand(config, args.out, std::cerr) << std::flush;
   return 0;
 }
 
@@ -144,6 +154,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (const auto* eval = std::get_if<EvalArgs>(&command)) return RunEval(*eval);
+    if (const auto* out = std::get_if<ExportArgs>(&command)) return RunExport(*out);
     if (const auto* run = std::get_if<RunArgs>(&command)) return RunRun(*run);
     if (const auto* profile = std::get_if<ProfileArgs>(&command)) return RunProfile(*profile);
     if (const auto* bandwidth = std::get_if<ProfileBandwidthArgs>(&command)) {

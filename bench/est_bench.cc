@@ -61,7 +61,7 @@ class PlainLoop {
   PlainLoop(const JobConfig& config, const Dataset& data, std::int64_t micro_batches)
       : data_(data), micro_batches_(micro_batches) {
     torch::manual_seed(1);
-    model_ = MakeModel(config.model.name);
+    model_ = MakeJobModel(config);
     optimizer_ = std::make_unique<torch::optim::SGD>(
         model_->parameters(),
         torch::optim::SGDOptions(config.train.lr).momentum(config.train.momentum));

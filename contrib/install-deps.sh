@@ -24,6 +24,10 @@ packages=(
   dataset-fashion-mnist fortunes-min
   # tools used by scripts and tests
   procps iproute2 python3
+  # "bring your own model": Debian's PyTorch 1.13 (the LibTorch of libtorch-dev) scripts the
+  # modules and writes the shards the tests, the example (contrib/export-example.py) and
+  # bench/vs_pytorch.sh use; torchrun is its DDP baseline
+  python3-torch python3-torchvision
   # security tests: strace (registry saves), systemd-analyze (the shipped unit file)
   strace systemd
 )

@@ -26,6 +26,8 @@ constexpr std::string_view kProgramUsage =
     "Commands:\n"
     "  train    train the configured model (see elastic-agent train --help)\n"
     "  eval     test-set accuracy of the newest checkpoint (see elastic-agent eval --help)\n"
+    "  export   the newest checkpoint into your TorchScript module (see elastic-agent export\n"
+    "           --help)\n"
     "  run      supervise an elastic job from its batch script (see elastic-agent run --help)\n"
     "  profile  measure sampled configurations for the performance model's fitter (see\n"
     "           elastic-agent profile --help)\n"
@@ -54,14 +56,24 @@ constexpr std::string_view kTrainUsage =
     "on SIGTERM (after the current step, then exits 0); the two newest are kept.\n";
 
 constexpr std::string_view kEvalUsage =
-    "Usage: elastic-agent eval --config FILE\n"
+    "Usage: elastic-agent eval --config FILE [--save-logits OUT]\n"
     "\n"
-    "Classifies the Fashion-MNIST test split (t10k files in data.path) with the parameters of the\n"
-    "newest valid checkpoint in checkpoint.dir (corrupt newer ones are skipped with a warning; no\n"
-    "checkpoint is an error) and prints the accuracy, overall and per class:\n"
+    "Classifies the test split (Fashion-MNIST's t10k files, or the test*.pt shards of\n"
+    "data.format = \"tensors\", in name order) with the parameters and buffers of the newest\n"
+    "valid checkpoint in checkpoint.dir (corrupt newer ones are skipped with a warning; no\n"
+    "checkpoint is an error), in eval mode, and prints the accuracy, overall and per class:\n"
     "`elastic-agent: eval checkpoint=<path> step=<N> accuracy=<0..1> correct=<n> total=<n>`, then\n"
-    "one `class=<label> name=\"<name>\" accuracy=... correct=... total=...` line per class.\n"
-    "Deterministic: the same checkpoint and config always print the same numbers.\n";
+    "one `class=<label> [name=\"<name>\"] accuracy=... correct=... total=...` line per class\n"
+    "(a token model: per target token, classes that occur). Deterministic: the same checkpoint\n"
+    "and config always print the same numbers.\n";
+
+constexpr std::string_view kExportUsage =
+    "Usage: elastic-agent export --config FILE --out OUT\n"
+    "\n"
+    "Writes the parameters and buffers of the newest valid checkpoint in checkpoint.dir (the\n"
+    "buffers of EST 0) into the job's TorchScript module (model.torchscript) and saves it as OUT,\n"
+    "in eval mode, for Python's torch.jit.load: the same logits as `elastic-agent eval` on the\n"
+    "same batch. OUT is written atomically; an existing OUT is replaced.\n";
 
 constexpr std::string_view kProfileUsage =
     "Usage: elastic-agent profile --config FILE [--out DIR]\n"
@@ -133,10 +145,26 @@ Command ParseEval(const std::vector<std::string>& args) {
   po::options_description options("Options", kHelpWidth);
   options.add_options()("help,h", "show this help and exit")(
       "config,c", po::value<std::string>()->required()->value_name("FILE"),
-      "job config (TOML): the model, data.path and checkpoint.dir of the job");
+      "job config (TOML): the model, data.path and checkpoint.dir of the job")(
+      "save-logits", po::value<std::string>()->value_name("OUT"),
+      "also write every test sample's logits, in test order, as one tensor (torch.load)");
   po::variables_map values = Parse(args, options, "eval");
   if (values.count("help") != 0) return ShowText{Describe(kEvalUsage, options)};
-  return EvalArgs{values["config"].as<std::string>()};
+  EvalArgs eval{values["config"].as<std::string>(), ""};
+  if (values.count("save-logits") != 0) eval.save_logits = values["save-logits"].as<std::string>();
+  return eval;
+}
+
+Command ParseExport(const std::vector<std::string>& args) {
+  po::options_description options("Options", kHelpWidth);
+  options.add_options()("help,h", "show this help and exit")(
+      "config,c", po::value<std::string>()->required()->value_name("FILE"),
+      "job config (TOML) with model.torchscript and checkpoint.dir")(
+      "out,o", po::value<std::string>()->required()->value_name("OUT"),
+      "the TorchScript file to write");
+  po::variables_map values = Parse(args, options, "export");
+  if (values.count("help") != 0) return ShowText{Describe(kExportUsage, options)};
+  return ExportArgs{values["config"].as<std::string>(), values["out"].as<std::string>()};
 }
 
 Command ParseRun(const std::vector<std::string>& args) {
@@ -215,11 +243,12 @@ Command ParseCommandLine(const std::vector<std::string>& args) {
   if (command == args.end()) throw UsageError("missing command (see elastic-agent --help)");
   if (*command == "train") return ParseTrain({command + 1, args.end()});
   if (*command == "eval") return ParseEval({command + 1, args.end()});
+  if (*command == "export") return ParseExport({command + 1, args.end()});
   if (*command == "run") return ParseRun({command + 1, args.end()});
   if (*command == "profile") return ParseProfile({command + 1, args.end()});
   if (*command == "profile-bandwidth") return ParseProfileBandwidth({command + 1, args.end()});
   throw UsageError("unknown command \"" + *command +
-                   "\": expected train, eval, run or profile (see elastic-agent --help)");
+                   "\": expected train, eval, export, run or profile (see elastic-agent --help)");
 }
 
 }  // namespace elastic::agent

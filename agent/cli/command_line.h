@@ -23,9 +23,17 @@ struct TrainArgs {
   std::optional<std::int64_t> until_step;
 };
 
-// `eval --config F`.
+// `eval --config F [--save-logits OUT]`.
 struct EvalArgs {
   std::string config_path;
+  std::string save_logits;  // "" = none; else the test logits as one torch.load-able tensor
+};
+
+// `export --config F --out OUT`: the newest checkpoint's parameters and buffers written into
+// the job's TorchScript module (model.torchscript).
+struct ExportArgs {
+  std::string config_path;
+  std::string out;
 };
 
 // `run --config F [--socket S] [--max-restarts N]`: the supervisor inside a batch script.
@@ -50,7 +58,8 @@ struct ProfileBandwidthArgs {
 };
 
 using Command =
-    std::variant<ShowText, TrainArgs, EvalArgs, RunArgs, ProfileArgs, ProfileBandwidthArgs>;
+    std::variant<ShowText, TrainArgs, EvalArgs, ExportArgs, RunArgs, ProfileArgs,
+                 ProfileBandwidthArgs>;
 
 // `args` are argv[1..]. A global option before the command applies to the program, after it to
 // the command (`elastic-agent train --help` shows train's help).

@@ -56,14 +56,45 @@ void ReadOneOfTwo(TomlReader& reader, const char* key, std::pair<std::string_vie
   }
 }
 
+// model.name or model.torchscript, and data.format (its default follows the model).
+void ReadModel(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
+  const auto name = reader.String("model.name");
+  if (name) c.model.name = *name;
+  if (auto v = reader.String("model.torchscript")) {
+    if (name) {
+      reader.Fail("model.torchscript", "given with model.name = " + Quoted(*name) +
+                                           ": expected one of the two");
+    }
+    if (v->empty()) reader.Fail("model.torchscript", "is empty: expected a TorchScript file");
+    c.model.torchscript = ResolvePath(*v, base_dir);
+    c.model.name.clear();
+  }
+  if (!c.model.torchscript.empty()) {
+    c.data.format = DatasetKind::kTensors;
+  } else if (IsKnownModel(c.model.name)) {
+    c.data.format = DatasetOf(c.model.name);
+  }
+  if (auto v = reader.String("data.format")) {
+    std::optional<DatasetKind> format = ParseDatasetKind(*v);
+    if (!format) {
+      reader.Fail("data.format", "invalid value " + Quoted(*v) +
+                                     ": expected \"fashion-mnist\", \"text\" or \"tensors\"");
+    }
+    c.data.format = *format;
+  }
+}
+
 void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
-  if (auto v = reader.String("model.name")) c.model.name = *v;
+  ReadModel(reader, base_dir, c);
   if (auto v = reader.String("data.path")) {
     c.data.path = *v;
-  } else if (IsKnownModel(c.model.name) && DatasetOf(c.model.name) == DatasetKind::kTextCorpus) {
+  } else if (c.data.format == DatasetKind::kTextCorpus) {
     c.data.path = kDefaultCorpusPath;  // the default follows the model's dataset
+  } else if (c.data.format == DatasetKind::kTensors) {
+    c.data.path.clear();  // no default: Validate asks for one
   }
-  c.data.path = ResolvePath(c.data.path, base_dir);
+  if (!c.data.path.empty()) c.data.path = ResolvePath(c.data.path, base_dir);
+  if (auto v = reader.Integer("data.cache_mb", 1, kMaxDataCacheMb)) c.data.cache_mb = *v;
   if (auto v = reader.Integer("data.workers", 0, kMaxDataWorkers)) c.data.workers = *v;
   if (auto v = reader.Integer("data.prefetch", 1, kMaxDataPrefetch)) c.data.prefetch = *v;
   ReadOneOfTwo(reader, "data.augment", {"none", Augment::kNone}, {"flip", Augment::kFlip},
@@ -178,12 +209,30 @@ void ValidateBurstWorkers(TomlReader& reader, const JobConfig& c, const Origins&
   }
 }
 
+// A built-in model reads its own dataset or tensor shards of the same layout; a user's module
+// any format (its first forward pass checks the shapes).
+void ValidateModelAndData(TomlReader& reader, const JobConfig& c) {
+  if (c.model.torchscript.empty() && !IsKnownModel(c.model.name)) {
+    reader.Fail("model.name", "unknown model " + Quoted(c.model.name) + ": expected one of " +
+                                  std::string(KnownModelNames()) +
+                                  ", or model.torchscript = \"FILE\" for your own module");
+  }
+  if (c.model.torchscript.empty() && c.data.format != DatasetKind::kTensors &&
+      c.data.format != DatasetOf(c.model.name)) {
+    reader.Fail("data.format", Quoted(ToString(c.data.format)) + ": model " +
+                                   Quoted(c.model.name) + " reads " +
+                                   Quoted(ToString(DatasetOf(c.model.name))) +
+                                   "; expected that or \"tensors\"");
+  }
+  if (c.data.path.empty()) {
+    reader.Fail("data.path", "is not set: data.format = \"tensors\" needs the directory of "
+                             "train*.pt shards");
+  }
+}
+
 void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins,
               const DataCheck& check_data) {
-  if (!IsKnownModel(c.model.name)) {
-    reader.Fail("model.name", "unknown model " + Quoted(c.model.name) + ": expected one of " +
-                                  std::string(KnownModelNames()));
-  }
+  ValidateModelAndData(reader, c);
   if (check_data) check_data(reader, c);
   ValidatePerfModel(reader, c);
   const JobConfig::Train& t = c.train;
@@ -273,6 +322,10 @@ Result<PlanArgs> ParsePlanArgs(std::string_view text) {
     args.cpu_threads = threads;
   }
   return Result<PlanArgs>::Ok(std::move(args));
+}
+
+std::string ModelLabel(const JobConfig& config) {
+  return config.model.torchscript.empty() ? config.model.name : "torchscript";
 }
 
 std::string_view ToString(Augment augment) { return augment == Augment::kFlip ? "flip" : "none"; }

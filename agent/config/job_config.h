@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/config/model_catalog.h"
 #include "common/env.h"
 #include "common/job_options.h"
 
@@ -58,6 +59,10 @@ inline constexpr std::int64_t kDefaultDataWorkers = 1;  // loader threads; 0 = i
 inline constexpr std::int64_t kMaxDataWorkers = 64;
 inline constexpr std::int64_t kDefaultDataPrefetch = 4;  // EST mini-batches prepared ahead
 inline constexpr std::int64_t kMaxDataPrefetch = 1024;
+// data.cache_mb: the bound of a rank's cache of loaded tensor shards (data.format = "tensors");
+// at least one shard is always held, whatever its size.
+inline constexpr std::int64_t kDefaultDataCacheMb = 2048;
+inline constexpr std::int64_t kMaxDataCacheMb = std::int64_t{1} << 30;
 
 // Data augmentation, drawn from each EST's own data stream (data.augment).
 enum class Augment {
@@ -78,10 +83,16 @@ std::string_view ToString(ComputeDevice device);
 
 struct JobConfig {
   struct Model {
-    std::string name{kDefaultModel};
+    std::string name{kDefaultModel};  // a built-in model; "" when torchscript is set
+    // A user's module saved by torch.jit.script/trace (agent/model/torchscript_model.h);
+    // absolute after loading; "" = the built-in model.name.
+    std::string torchscript;
   } model;
   struct Data {
     std::string path{kDefaultDataPath};            // absolute after loading (see LoadJobConfig)
+    // data.format: the built-in model's own dataset unless set; "tensors" for a torchscript one.
+    DatasetKind format = DatasetKind::kFashionMnist;
+    std::int64_t cache_mb = kDefaultDataCacheMb;   // tensor shards held in memory at once
     std::int64_t workers = kDefaultDataWorkers;    // loader threads shared by a rank's ESTs
     std::int64_t prefetch = kDefaultDataPrefetch;  // bound of the rank's batch queue
     Augment augment = kDefaultAugment;
@@ -127,6 +138,10 @@ struct JobConfig {
   // Samples each EST processes per step.
   std::int64_t est_batch() const { return train.global_batch / train.ests; }
 };
+
+// The model's name in messages, fingerprints and profiles: model.name, or "torchscript" for a
+// user's module.
+std::string ModelLabel(const JobConfig& config);
 
 // Per-plan parameters the supervisor hands one generation beside SLURM_ELASTIC_PLAN, in
 // SLURM_ELASTIC_PLAN_ARGS: comma-separated key=value: c=<1..256> (zero-offload's host threads,

@@ -39,6 +39,26 @@ std::string_view KnownModelNames() {
   return names;
 }
 
+std::string_view ToString(DatasetKind kind) {
+  switch (kind) {
+    case DatasetKind::kFashionMnist:
+      return "fashion-mnist";
+    case DatasetKind::kTextCorpus:
+      return "text";
+    case DatasetKind::kTensors:
+      return "tensors";
+  }
+  return "?";
+}
+
+std::optional<DatasetKind> ParseDatasetKind(std::string_view word) {
+  for (DatasetKind kind :
+       {DatasetKind::kFashionMnist, DatasetKind::kTextCorpus, DatasetKind::kTensors}) {
+    if (ToString(kind) == word) return kind;
+  }
+  return std::nullopt;
+}
+
 DatasetKind DatasetOf(std::string_view name) {
   for (const CatalogEntry& entry : kCatalog) {
     if (entry.name == name) return entry.data;

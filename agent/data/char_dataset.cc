@@ -22,7 +22,7 @@ Dataset TextCorpusDataset(const std::string& corpus) {
   // and its one-byte-later target; contiguous copies, so the rows own their memory.
   torch::Tensor rows = bytes.unfold(0, kTextWindow + 1, kTextWindowStride).narrow(0, 0, windows);
   return Dataset{rows.narrow(1, 0, kTextWindow).contiguous(),
-                 rows.narrow(1, 1, kTextWindow).contiguous()};
+                 rows.narrow(1, 1, kTextWindow).contiguous(), nullptr};
 }
 
 Dataset LoadTextCorpus(const std::string& dir) { return TextCorpusDataset(ReadTextCorpus(dir)); }

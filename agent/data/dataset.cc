@@ -51,7 +51,34 @@ Dataset LoadFashionMnist(const std::string& dir, Split split) {
   torch::Tensor raw =
       torch::from_blob(images.data.data(), {count, 1, kImageSide, kImageSide}, torch::kUInt8);
   torch::Tensor raw_labels = torch::from_blob(labels.data.data(), {count}, torch::kUInt8);
-  return Dataset{NormalizePixels(raw).contiguous(), raw_labels.to(torch::kInt64).contiguous()};
+  return Dataset{NormalizePixels(raw).contiguous(), raw_labels.to(torch::kInt64).contiguous(),
+                 nullptr};
+}
+
+std::pair<torch::Tensor, torch::Tensor> GatherSamples(const Dataset& data,
+                                                      std::span<const std::int64_t> indices) {
+  if (data.shards) return data.shards->Gather(indices);
+  torch::NoGradGuard no_grad;
+  // from_blob borrows the indices; index_select copies the rows before the span goes stale.
+  torch::Tensor index =
+      torch::from_blob(const_cast<std::int64_t*>(indices.data()),
+                       {static_cast<std::int64_t>(indices.size())}, torch::kInt64);
+  return {data.images.index_select(0, index).contiguous(),
+          data.labels.index_select(0, index).contiguous()};
+}
+
+torch::Tensor LeadingInputs(const Dataset& data, std::int64_t count) {
+  if (!data.shards) return data.images.narrow(0, 0, count).contiguous();
+  std::vector<std::int64_t> indices(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) indices[static_cast<std::size_t>(i)] = i;
+  return data.shards->Gather(indices).first;
+}
+
+Dataset OpenTensorShards(const std::string& dir, const std::string& prefix,
+                         std::int64_t cache_mb) {
+  Dataset data;
+  data.shards = std::make_shared<const TensorShards>(dir, prefix, cache_mb << 20);
+  return data;
 }
 
 }  // namespace elastic::agent

@@ -8,6 +8,7 @@
 #include "agent/config/model_catalog.h"
 #include "agent/config/quoted.h"
 #include "agent/data/fashion_mnist_files.h"
+#include "agent/data/shard_files.h"
 #include "agent/data/text_corpus.h"
 
 namespace elastic::agent {
@@ -19,7 +20,7 @@ void CheckTextCorpus(TomlReader& reader, const JobConfig& c) {
   if (!std::filesystem::is_directory(c.data.path, error)) {
     reader.Fail("data.path", Quoted(c.data.path) +
                                  " is not a directory: expected the fortune files of model " +
-                                 Quoted(c.model.name) +
+                                 Quoted(ModelLabel(c)) +
                                  "'s text corpus (install the Debian package fortunes-min: "
                                  "/usr/share/games/fortunes)");
   }
@@ -30,15 +31,35 @@ void CheckTextCorpus(TomlReader& reader, const JobConfig& c) {
   }
   if (c.data.augment != Augment::kNone) {
     reader.Fail("data.augment", Quoted(ToString(c.data.augment)) + " mirrors images: model " +
-                                    Quoted(c.model.name) + " reads text; expected \"none\"");
+                                    Quoted(ModelLabel(c)) + " reads text; expected \"none\"");
+  }
+}
+
+// A user's shards (tensor_shards.h): the directory and its train*.pt files; what is in them is
+// checked when they load, before the first step.
+void CheckTensorShards(TomlReader& reader, const JobConfig& c) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(c.data.path, error)) {
+    reader.Fail("data.path", Quoted(c.data.path) +
+                                 " is not a directory: expected the directory of train*.pt "
+                                 "shards (data.format = \"tensors\")");
+  }
+  if (ShardFiles(c.data.path, "train").empty()) {
+    reader.Fail("data.path", Quoted(c.data.path) +
+                                 " has no train*.pt file: expected shards written by "
+                                 "torch.save({\"inputs\": ..., \"targets\": ...}, FILE)");
   }
 }
 
 }  // namespace
 
 void CheckTrainingData(TomlReader& reader, const JobConfig& c) {
-  if (DatasetOf(c.model.name) == DatasetKind::kTextCorpus) {
+  if (c.data.format == DatasetKind::kTextCorpus) {
     CheckTextCorpus(reader, c);
+    return;
+  }
+  if (c.data.format == DatasetKind::kTensors) {
+    CheckTensorShards(reader, c);
     return;
   }
   std::error_code error;

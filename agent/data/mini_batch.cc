@@ -31,12 +31,8 @@ void RandomHorizontalFlip(torch::Tensor& images, std::uint64_t seed) {
 MiniBatch PrepareMiniBatch(const Dataset& data, std::span<const std::int64_t> indices,
                            std::uint64_t seed, Augment augment) {
   torch::NoGradGuard no_grad;
-  // from_blob borrows the indices; index_select copies the rows before the span goes stale.
-  torch::Tensor index =
-      torch::from_blob(const_cast<std::int64_t*>(indices.data()),
-                       {static_cast<std::int64_t>(indices.size())}, torch::kInt64);
-  MiniBatch batch{data.images.index_select(0, index).contiguous(),
-                  data.labels.index_select(0, index).contiguous()};
+  auto [inputs, targets] = GatherSamples(data, indices);
+  MiniBatch batch{std::move(inputs), std::move(targets)};
   if (augment == Augment::kFlip) RandomHorizontalFlip(batch.inputs, seed);
   return batch;
 }

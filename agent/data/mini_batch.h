@@ -13,8 +13,8 @@
 namespace elastic::agent {
 
 struct MiniBatch {
-  torch::Tensor inputs;   // float32 [n, 1, 28, 28], contiguous
-  torch::Tensor targets;  // int64 [n]
+  torch::Tensor inputs;   // [n, ...] as the dataset holds them (float32 [n, 1, 28, 28] images)
+  torch::Tensor targets;  // int64 [n] or [n, T], contiguous
 };
 
 // The rows `indices` of `data`, augmented (`augment`) with per-sample draws from a stream

@@ -39,7 +39,7 @@ std::uint64_t EstSeed(std::uint64_t job_seed, std::int64_t est_id) {
 
 EstContext MakeEstContext(std::uint64_t job_seed, std::int64_t est_id) {
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(EstSeed(job_seed, est_id));
-  return EstContext{est_id, generator.get_state()};
+  return EstContext{est_id, generator.get_state(), {}};
 }
 
 EstRngScope::EstRngScope(EstContext& est) : est_(est), saved_default_state_(GetDefaultState()) {

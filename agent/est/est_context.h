@@ -1,17 +1,21 @@
 // EasyScaleThread (EST) contexts: the per-logical-worker state that must travel with an EST when
-// it moves between processes (EasyScale §3.3). Today that is its RNG stream; it is what the
-// checkpoint will save per EST. Includes LibTorch.
+// it moves between processes (EasyScale §3.3): its RNG stream and its copy of the model's
+// buffers (est_buffers.h); the checkpoint saves both per EST. Includes LibTorch.
 #pragma once
 
 #include <torch/types.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace elastic::agent {
 
 struct EstContext {
   std::int64_t id = 0;      // 0 .. ests-1; fixes the EST's data shard and reduction position
   torch::Tensor rng_state;  // CPU generator state (uint8 tensor) between the EST's turns
+  // The EST's own copy of the model's buffers (BatchNorm running statistics...), in the model's
+  // named_buffers() order; empty for a model without buffers (est_buffers.h).
+  std::vector<torch::Tensor> buffers;
 };
 
 // The EST's generator seed, derived from (job seed, EST id) through std::seed_seq so streams of

@@ -1,23 +1,20 @@
-// RunEvalCommand: restore a checkpoint's parameters into a fresh model, classify the test split.
+// RunEvalCommand: the trained model (trained_model.h) classifies the test split.
 #include "agent/eval/eval_command.h"
 
+#include <torch/serialize.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <limits>
-#include <optional>
+#include <numeric>
 #include <ostream>
 
-#include "agent/checkpoint/checkpoint_dir.h"
-#include "agent/checkpoint/checkpoint_error.h"
-#include "agent/checkpoint/checkpoint_reader.h"
 #include "agent/common/errors.h"
 #include "agent/data/dataset.h"
-#include "agent/model/model.h"
-#include "agent/model/registry.h"
+#include "agent/eval/trained_model.h"
 #include "agent/train/trainer.h"
-#include "common/toml_reader.h"
+#include "common/atomic_file.h"
 
 namespace elastic::agent {
 namespace {
@@ -26,75 +23,54 @@ namespace {
 // cross-sample op).
 constexpr std::int64_t kEvalBatch = 1000;
 
-CheckpointReader NewestCheckpoint(const JobConfig& config, std::ostream& err) {
-  if (config.checkpoint.dir.empty()) {
-    throw ConfigError("eval: checkpoint.dir is not set: no checkpoint to evaluate");
+// Adds one batch's hits per class. `logits` are Model::forward's ([n, C] or [n, C, T]).
+void Count(const torch::Tensor& logits, const torch::Tensor& targets, EvalReport& report) {
+  const std::int64_t classes = logits.size(1);
+  report.tokens = logits.dim() == 3;
+  if (report.class_total.empty()) {
+    report.class_total.assign(static_cast<std::size_t>(classes), 0);
+    report.class_correct.assign(static_cast<std::size_t>(classes), 0);
   }
-  std::optional<CheckpointReader> checkpoint =
-      FindNewestValid(config.checkpoint.dir, [&](const std::string& message) {
-        err << "elastic-agent: warning: " + message + "\n" << std::flush;
-      });
-  if (!checkpoint) {
-    throw CheckpointError(config.checkpoint.dir, "no valid checkpoint to evaluate");
+  const torch::Tensor labels = targets.flatten();
+  const torch::Tensor hit = logits.argmax(1).flatten().eq(labels);
+  const std::int64_t largest = labels.max().item<std::int64_t>();
+  if (largest >= classes) {
+    throw DataError("test data: target " + std::to_string(largest) + " is not one of the " +
+                    std::to_string(classes) + " classes the model outputs");
   }
-  return std::move(*checkpoint);
-}
-
-// The checkpoint must be of this config's model (the name and every parameter's shape); the
-// training settings (ests, batch, lr...) do not matter for evaluation.
-void RequireSameModel(const CheckpointReader& checkpoint, const JobConfig& config,
-                      const Model& model) {
-  auto require = [&](const std::string& key, const std::string& value) {
-    std::optional<std::string> saved = checkpoint.fingerprint().Find(key);
-    if (saved != value) {
-      throw ConfigError("eval: checkpoint " + checkpoint.path().string() + " was written with " +
-                        key + "=" + saved.value_or("<unset>") + ", this config has " + key + "=" +
-                        value);
-    }
-  };
-  require("model", config.model.name);
-  for (const auto& item : model.named_parameters()) {
-    std::string shape = "[";
-    for (std::int64_t i = 0; i < item.value().dim(); ++i) {
-      shape += (i > 0 ? ", " : "") + std::to_string(item.value().size(i));
-    }
-    require("param." + item.key(), shape + "]");
+  const torch::Tensor total = torch::bincount(labels, {}, classes);
+  const torch::Tensor correct = torch::bincount(labels.masked_select(hit), {}, classes);
+  for (std::int64_t c = 0; c < classes; ++c) {
+    report.class_total[static_cast<std::size_t>(c)] += total[c].item<std::int64_t>();
+    report.class_correct[static_cast<std::size_t>(c)] += correct[c].item<std::int64_t>();
   }
 }
 
-void LoadParams(const CheckpointReader& checkpoint, Model& model) {
-  const std::string& bytes = checkpoint.Get("params");
-  try {
-    torch::serialize::InputArchive archive;
-    // Onto the CPU, whichever device wrote it.
-    archive.load_from(bytes.data(), bytes.size(), torch::Device(torch::kCPU));
-    model.load(archive);
-  } catch (const c10::Error& e) {
-    std::string what = e.what();
-    throw CheckpointError(checkpoint.path(),
-                          "record \"params\" does not load: " + what.substr(0, what.find('\n')));
-  }
-}
-
-void Classify(Model& model, const Dataset& test, EvalReport& report) {
+// Classifies every test sample in order; returns their logits in the module's own layout when
+// `keep_logits`.
+torch::Tensor Classify(Model& model, const Dataset& test, EvalReport& report, bool keep_logits) {
   torch::NoGradGuard no_grad;
-  model.eval();
+  std::vector<torch::Tensor> kept;
   for (std::int64_t first = 0; first < test.size(); first += kEvalBatch) {
-    const std::int64_t last = std::min(first + kEvalBatch, test.size());
-    torch::Tensor predicted = model.forward(test.images.slice(0, first, last)).argmax(1);
-    torch::Tensor labels = test.labels.slice(0, first, last);
-    torch::Tensor hit = predicted.eq(labels);
-    auto label = labels.accessor<std::int64_t, 1>();
-    auto ok = hit.accessor<bool, 1>();
-    for (std::int64_t i = 0; i < last - first; ++i) {
-      ++report.class_total[static_cast<std::size_t>(label[i])];
-      if (ok[i]) ++report.class_correct[static_cast<std::size_t>(label[i])];
-    }
+    std::vector<std::int64_t> indices(
+        static_cast<std::size_t>(std::min(kEvalBatch, test.size() - first)));
+    std::iota(indices.begin(), indices.end(), first);
+    auto [inputs, targets] = GatherSamples(test, indices);
+    const torch::Tensor logits = model.forward(inputs);
+    Count(logits, targets, report);
+    if (keep_logits) kept.push_back(logits.dim() == 3 ? logits.transpose(1, 2) : logits);
   }
-  for (int c = 0; c < kFashionMnistClassCount; ++c) {
-    report.correct += report.class_correct[static_cast<std::size_t>(c)];
-    report.total += report.class_total[static_cast<std::size_t>(c)];
-  }
+  report.correct = std::accumulate(report.class_correct.begin(), report.class_correct.end(),
+                                   std::int64_t{0});
+  report.total =
+      std::accumulate(report.class_total.begin(), report.class_total.end(), std::int64_t{0});
+  return keep_logits ? torch::cat(kept).contiguous() : torch::Tensor();
+}
+
+void SaveLogits(const torch::Tensor& logits, const std::string& path) {
+  const std::vector<char> bytes = torch::pickle_save(logits);
+  WriteFileAtomically(path, std::string_view(bytes.data(), bytes.size()),
+                      {std::nullopt, TempName::kFixed});
 }
 
 std::string Ratio(std::int64_t correct, std::int64_t total) {
@@ -108,17 +84,16 @@ std::string Ratio(std::int64_t correct, std::int64_t total) {
 
 }  // namespace
 
-EvalReport RunEvalCommand(const JobConfig& config, std::ostream& err) {
-  CheckpointReader checkpoint = NewestCheckpoint(config, err);
-  ConfigureTorchRuntime(config);
-  std::shared_ptr<Model> model = MakeModel(config.model.name);
-  RequireSameModel(checkpoint, config, *model);
-  LoadParams(checkpoint, *model);
-  const Dataset test = LoadFashionMnist(config.data.path, Split::kTest);
+EvalReport RunEvalCommand(const JobConfig& config, std::ostream& err,
+                          const std::string& save_logits) {
+  TrainedModel trained = LoadTrainedModel(config, err, "eval", "evaluate");
+  const Dataset test = LoadTestSet(config);
   EvalReport report;
-  report.checkpoint = checkpoint.path();
-  report.step = static_cast<std::int64_t>(checkpoint.step());
-  Classify(*model, test, report);
+  report.checkpoint = trained.checkpoint;
+  report.step = trained.step;
+  report.fashion_mnist_names = config.data.format == DatasetKind::kFashionMnist;
+  const torch::Tensor logits = Classify(*trained.model, test, report, !save_logits.empty());
+  if (!save_logits.empty()) SaveLogits(logits, save_logits);
   return report;
 }
 
@@ -126,10 +101,13 @@ std::string FormatEvalReport(const EvalReport& report) {
   std::string text = "elastic-agent: eval checkpoint=" + report.checkpoint.string() +
                      " step=" + std::to_string(report.step) + " " +
                      Ratio(report.correct, report.total) + "\n";
-  for (int c = 0; c < kFashionMnistClassCount; ++c) {
-    const auto i = static_cast<std::size_t>(c);
-    text += "class=" + std::to_string(c) + " name=\"" + std::string(kFashionMnistClasses[i]) +
-            "\" " + Ratio(report.class_correct[i], report.class_total[i]) + "\n";
+  for (std::size_t c = 0; c < report.class_total.size(); ++c) {
+    if (report.tokens && report.class_total[c] == 0) continue;
+    text += "class=" + std::to_string(c);
+    if (report.fashion_mnist_names && c < kFashionMnistClasses.size()) {
+      text += " name=\"" + std::string(kFashionMnistClasses[c]) + "\"";
+    }
+    text += " " + Ratio(report.class_correct[c], report.class_total[c]) + "\n";
   }
   return text;
 }

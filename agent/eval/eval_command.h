@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "agent/config/job_config.h"
 
@@ -19,23 +20,29 @@ inline constexpr std::array<std::string_view, kFashionMnistClassCount> kFashionM
     "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
     "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
 
-// Correct predictions out of all test samples, overall and per true label.
+// Correct predictions out of all test samples (a token model: all target tokens), overall and
+// per true class.
 struct EvalReport {
   std::filesystem::path checkpoint;
   std::int64_t step = 0;
   std::int64_t correct = 0;
   std::int64_t total = 0;
-  std::array<std::int64_t, kFashionMnistClassCount> class_correct{};
-  std::array<std::int64_t, kFashionMnistClassCount> class_total{};
+  std::vector<std::int64_t> class_correct;  // index = class; one per model output
+  std::vector<std::int64_t> class_total;
+  bool fashion_mnist_names = false;  // print kFashionMnistClasses beside the labels
+  bool tokens = false;  // a token model: print only the classes that occur
 };
 
-// Loads the parameters of the newest valid checkpoint in checkpoint.dir (corrupt newer ones are
-// skipped with a warning to `err`, as train does) and classifies the test split (t10k files) of
-// data.path with the model in eval mode (no dropout), train.threads intra-op threads and
+// Loads the parameters and buffers of the newest valid checkpoint in checkpoint.dir (corrupt
+// newer ones are skipped with a warning to `err`, as train does) and classifies the test split
+// of data.path (t10k files, or test*.pt shards) with the model in eval mode (no dropout), train.threads intra-op threads and
 // deterministic algorithms, so the same checkpoint always gives the same report.
 // Throws ConfigError when checkpoint.dir is not set or the checkpoint is of another model,
 // CheckpointError when the directory holds no valid checkpoint, DataError for the test files.
-EvalReport RunEvalCommand(const JobConfig& config, std::ostream& err);
+// `save_logits` non-empty: also writes every test sample's logits (in the module's own layout,
+// [N, C] or [N, T, V], test order) there as one tensor that Python's torch.load reads.
+EvalReport RunEvalCommand(const JobConfig& config, std::ostream& err,
+                          const std::string& save_logits = "");
 
 // The report as printed, one `key=value` line each:
 //   elastic-agent: eval checkpoint=<path> step=<N> accuracy=0.8712 correct=8712 total=10000

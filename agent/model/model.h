@@ -35,6 +35,12 @@ class Model : public torch::nn::Module {
   // The parameters block `index` uses, in named_parameters() order.
   virtual std::vector<torch::Tensor> BlockParameters(std::int64_t index) const = 0;
 
+  // Why the plans that place parts of the model on different ranks (pp, tp, burst) cannot run
+  // this model, or nullopt when they can (the built-in models).
+  virtual std::optional<std::string> CannotSplitAcrossRanks() const { return std::nullopt; }
+  // Why gradient checkpointing cannot cut this model into blocks to recompute, or nullopt.
+  virtual std::optional<std::string> CannotRecompute() const { return std::nullopt; }
+
   // Tensor parallelism (agent/plan/tensor_parallel.h). Models that cannot split their layers
   // keep these defaults. Why `shard` cannot be used, or nullopt when it can (e.g. the head
   // count is not a multiple of shard.size).

@@ -8,6 +8,7 @@
 #include "agent/common/errors.h"
 #include "agent/model/fmnist_cnn.h"
 #include "agent/model/gpt.h"
+#include "agent/model/torchscript_model.h"
 
 namespace elastic::agent {
 namespace {
@@ -30,6 +31,13 @@ std::shared_ptr<Model> MakeModel(std::string_view name) {
   }
   throw TrainingError("unknown model \"" + std::string(name) + "\": expected one of " +
                       std::string(KnownModelNames()));
+}
+
+std::shared_ptr<Model> MakeJobModel(const JobConfig& config) {
+  if (!config.model.torchscript.empty()) {
+    return std::make_shared<TorchScriptModel>(config.model.torchscript);
+  }
+  return MakeModel(config.model.name);
 }
 
 }  // namespace elastic::agent

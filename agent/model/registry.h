@@ -5,6 +5,7 @@
 #include <memory>
 #include <string_view>
 
+#include "agent/config/job_config.h"
 #include "agent/config/model_catalog.h"
 
 namespace elastic::agent {
@@ -14,5 +15,10 @@ class Model;
 // A freshly initialised model; its initial weights come from LibTorch's default generator, so
 // seed that first. Throws TrainingError for an unknown name (config validation prevents it).
 std::shared_ptr<Model> MakeModel(std::string_view name);
+
+// The job's model: the user's TorchScript module (model.torchscript, its own weights; throws
+// ConfigError for a file that is not one) or the built-in model.name (weights from the default
+// generator, as MakeModel).
+std::shared_ptr<Model> MakeJobModel(const JobConfig& config);
 
 }  // namespace elastic::agent

@@ -64,6 +64,27 @@ class RngReplay {
   std::vector<torch::Tensor> resume_;
 };
 
+// While alive, the model's buffers may change (a BatchNorm in training mode updates its running
+// statistics on every forward pass); afterwards they are as before: the block's first run
+// already updated them, as the plain forward pass does once.
+class BufferReplay {
+ public:
+  explicit BufferReplay(torch::nn::Module& model) : model_(model) {
+    for (const torch::Tensor& buffer : model_.buffers()) saved_.push_back(buffer.clone());
+  }
+  ~BufferReplay() {
+    torch::NoGradGuard no_grad;
+    const std::vector<torch::Tensor> buffers = model_.buffers();
+    for (std::size_t i = 0; i < saved_.size(); ++i) buffers[i].copy_(saved_[i]);
+  }
+  BufferReplay(const BufferReplay&) = delete;
+  BufferReplay& operator=(const BufferReplay&) = delete;
+
+ private:
+  torch::nn::Module& model_;
+  std::vector<torch::Tensor> saved_;
+};
+
 class RecomputedBlock : public torch::autograd::Function<RecomputedBlock> {
  public:
   // Function::apply runs this with grad mode off: the block keeps no activations. The block's
@@ -89,6 +110,9 @@ class RecomputedBlock : public torch::autograd::Function<RecomputedBlock> {
     // output; requires_grad only where the plain graph had it keeps the same kernels.
     torch::Tensor x = input.detach().requires_grad_(input_grad);
     torch::Tensor out;
+    // Until the gradient below is taken: the recomputed graph saved the buffers it read (batch
+    // norm's running statistics), so they may change back only after it ran.
+    BufferReplay buffers(*call->model);
     {
       RngReplay replay(*call);
       torch::AutoGradMode enable(true);

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "agent/est/device.h"
+#include "agent/est/est_buffers.h"
 #include "agent/model/model.h"
 #include "agent/plan/grad_checkpoint.h"
 
@@ -40,6 +41,7 @@ std::vector<float> HostedEstsStep::Run(const BatchSource& batch, std::vector<Est
 
 double HostedEstsStep::RunEst(EstContext& est, const MiniBatch& batch) {
   EstRngScope rng(est);
+  EstBufferScope buffers(model_, est);
   SeedDeviceGeneratorFromEst(device_);
   const torch::Tensor inputs = batch.inputs.to(device_);
   torch::Tensor targets = batch.targets.to(device_);

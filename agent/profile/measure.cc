@@ -36,7 +36,7 @@ ModelFacts InspectModel(const JobConfig& config) {
   facts.blocks = static_cast<int>(model->BlockCount());
   torch::NoGradGuard no_grad;
   model->eval();
-  torch::Tensor x = LoadTrainingSet(config).images.narrow(0, 0, 1).contiguous();
+  torch::Tensor x = LeadingInputs(LoadTrainingSet(config), 1);
   if (x.dim() == 2) facts.seq_len = static_cast<int>(x.size(1));  // [1, s] tokens
   for (std::int64_t i = 0; i < model->BlockCount(); ++i) {
     x = model->ForwardBlock(i, x);
@@ -55,7 +55,7 @@ PassTimings MeasurePasses(const JobConfig& config, int threads, bool half_too, i
   model->train();  // dropout on and the autograd graph recorded, as in a training step
   const std::int64_t batch = config.est_batch();
   const torch::Tensor full =
-      LoadTrainingSet(config).images.narrow(0, 0, batch).contiguous().to(device);
+      LeadingInputs(LoadTrainingSet(config), batch).to(device);
   const torch::Tensor half = full.narrow(0, 0, batch / 2);
   auto time_pass = [&](const torch::Tensor& images) {
     const double probe_ms = host_probe ? TimeHostProbe(threads) : 0.0;

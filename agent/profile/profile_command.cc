@@ -316,13 +316,13 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
 
   const ModelFacts facts = InspectModel(job);
   perf::ProfiledPoints points;
-  points.model_name = job.model.name;
+  points.model_name = ModelLabel(job);
   points.model = DescribeModel(job, facts);
   std::vector<PreparedRun> prepared;
   for (const ProfileRun& run : config.runs) {
     prepared.push_back(PrepareRun(config, job, job_text, points.model, run, runs_dir));
   }
-  out << "profile: " << job.model.name << ": " << facts.params << " parameters, " << facts.blocks
+  out << "profile: " << ModelLabel(job) << ": " << facts.params << " parameters, " << facts.blocks
       << " blocks, global batch " << job.train.global_batch << ", " << prepared.size()
       << " runs of " << config.warmup_steps << " + " << config.measured_steps << " steps, "
       << config.repeats << " round(s)" << std::endl;

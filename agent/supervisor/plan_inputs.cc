@@ -66,7 +66,7 @@ PlanInputs ParsePlanInputs(
   r.cpu_threads = job.train.cpu_threads;
   r.requested = job.train.plan;
   r.determinism = job.train.determinism;
-  const std::string& model_name = job.model.name;
+  const std::string model_name = ModelLabel(job);
   if (!job.train.perf_model.empty()) {
     in.model = LoadFitted(reader, job.train.perf_model, model_name, read_file);
     in.model_source = "fitted model " + job.train.perf_model + Describe(*in.model);
@@ -82,6 +82,7 @@ PlanInputs ParsePlanInputs(
   const ModelShape shape = BuiltInModelShape(model_name);
   r.model_blocks = shape.blocks;
   r.tp_heads = shape.tp_heads;
+  r.whole_module = !job.model.torchscript.empty();
   return in;
 }
 

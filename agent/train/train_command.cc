@@ -223,7 +223,7 @@ std::string FormatBackgroundLine(const BackgroundJob& job, int rank,
                 Seconds(stats.waited), Seconds(stats.overrun));
   const Trainer& trainer = job.trainer();
   return "elastic-agent: background rank=" + std::to_string(rank) +
-         " model=" + job.config().model.name + " seed=" + std::to_string(job.config().train.seed) +
+         " model=" + ModelLabel(job.config()) + " seed=" + std::to_string(job.config().train.seed) +
          " steps=" + std::to_string(trainer.completed_steps()) +
          " loss=" + FormatLoss(trainer.last_loss()) + " params_sha256=" + trainer.ParamsSha256() +
          times;
@@ -271,7 +271,10 @@ std::unique_ptr<BackgroundJob> MakeBackgroundJob(const JobConfig& config, int ra
 
 void PrintStartLine(const JobConfig& config, std::int64_t samples, int ranks,
                     const Trainer& trainer, std::int64_t stop, std::ostream& out) {
-  out << "elastic-agent: training " << config.model.name << " on " << samples
+  const std::string model = config.model.torchscript.empty()
+                                ? config.model.name
+                                : "torchscript:" + config.model.torchscript;
+  out << "elastic-agent: training " << model << " on " << samples
       << " samples: ests=" << config.train.ests << " ranks=" << ranks
       << " hosted=" << ToString(trainer.hosted()) << " global_batch=" << config.train.global_batch
       << " lr=" << config.train.lr << " scaling=" << ToString(config.train.scaling)
@@ -357,9 +360,11 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
   if (background) {
     out << FormatBackgroundLine(*background, world.rank(), filler->stats()) << std::endl;
   }
-  if (BroadcastText(world, outcome.params_sha256) != outcome.params_sha256) {
+  // Parameters only: buffers are per EST, so each rank holds its first hosted EST's.
+  const std::string replica = trainer.ReplicaSha256();
+  if (BroadcastText(world, replica) != replica) {
     throw TrainingError("rank " + std::to_string(world.rank()) + ": final parameters (sha256 " +
-                        outcome.params_sha256 + ") differ from rank 0's: the replicas diverged");
+                        replica + ") differ from rank 0's: the replicas diverged");
   }
   if (primary) out << FormatFinalLine(outcome) << std::endl;
   return outcome;

@@ -3,9 +3,11 @@
 
 #include <ATen/Version.h>
 #include <malloc.h>
+#include <torch/csrc/jit/python/update_graph_executor_opt.h>
 #include <torch/torch.h>
 
 #include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 
@@ -15,6 +17,7 @@
 #include "agent/plan/burst_placement.h"
 #include "agent/plan/execution_plan.h"
 #include "agent/est/device.h"
+#include "agent/est/est_buffers.h"
 #include "agent/train/params_digest.h"
 #include "common/toml_reader.h"
 
@@ -53,6 +56,44 @@ void RequireHostOnlyPlansOnCpu(const JobConfig& config, const perf::ExecutionPla
   }
 }
 
+// data.augment = "flip" mirrors images: float inputs [N, C, H, W] or [N, H, W].
+Dataset RequireFlippable(const JobConfig& config, Dataset data) {
+  if (config.data.augment != Augment::kFlip) return data;
+  const SampleLayout& layout = data.shards->layout();
+  if (layout.input_dtype != torch::kFloat32 || layout.input_shape.size() < 2) {
+    throw ConfigError("data.augment: \"flip\" mirrors float32 images [N, C, H, W], but the "
+                      "shards in " + config.data.path + " hold " +
+                      std::string(c10::toString(layout.input_dtype)) + " inputs of " +
+                      std::to_string(layout.input_shape.size()) +
+                      " dimensions per sample: expected \"none\"");
+  }
+  return data;
+}
+
+// A user's module is run once on two training samples, in eval mode (no dropout draw, no
+// buffer update), so a wrong output shape is refused before step 1 with the shape it gave.
+void ProbeOutputShape(const JobConfig& config, Model& model, const Dataset& data,
+                      torch::Device device) {
+  if (config.model.torchscript.empty()) return;
+  torch::NoGradGuard no_grad;
+  model.eval();
+  const torch::Tensor logits =
+      model.forward(LeadingInputs(data, std::min<std::int64_t>(2, data.size())).to(device));
+  model.train();
+  if (!data.shards) return;
+  // Model::forward's layout: [N, C] for class targets [N], [N, V, T] for token targets [N, T].
+  const std::vector<std::int64_t>& target = data.shards->layout().target_shape;
+  const bool tokens = !target.empty();
+  if ((tokens && (logits.dim() != 3 || logits.size(2) != target[0])) ||
+      (!tokens && logits.dim() != 2)) {
+    throw ConfigError("model.torchscript \"" + config.model.torchscript + "\": the module's " +
+                      std::to_string(logits.dim()) + "-dimensional logits do not fit the targets " +
+                      (tokens ? "[N, " + std::to_string(target[0]) + "]" : std::string("[N]")) +
+                      " of " + config.data.path + ": expected logits " +
+                      (tokens ? "[N, " + std::to_string(target[0]) + ", V]" : "[N, C]"));
+  }
+}
+
 std::unique_ptr<BatchQueue> MakeBatchQueue(const JobConfig& config, const Dataset& data,
                                            EstRange hosted) {
   const auto seed = static_cast<std::uint64_t>(config.train.seed);
@@ -80,7 +121,7 @@ std::vector<std::string> ParameterNames(const Model& model) {
 std::shared_ptr<Model> MakeSeededModel(const JobConfig& config, torch::Device device) {
   ConfigureTorchRuntime(config);
   torch::manual_seed(static_cast<std::uint64_t>(config.train.seed));
-  std::shared_ptr<Model> model = MakeModel(config.model.name);
+  std::shared_ptr<Model> model = MakeJobModel(config);
   if (!device.is_cpu()) model->to(device);
   return model;
 }
@@ -138,6 +179,12 @@ void ConfigureTorchRuntime(const JobConfig& config) {
                        config.train.determinism == Determinism::kD2;
   at::globalContext().setDeterministicAlgorithms(/*enabled=*/true,
                                                  /*warn_only=*/cuda && !bitwise);
+  // TorchScript modules (model.torchscript) run in the interpreter, op by op, under eager
+  // autograd. With the graph optimizer on, a method's first call is a profiling run and later
+  // ones run optimized graphs whose backward is the JIT's symbolic autodiff: another formula for
+  // some ops, so a resumed process (whose first call is a profiling run again) would leave the
+  // bits of the uninterrupted one.
+  torch::jit::setGraphExecutorOptimize(false);
 }
 
 Trainer::Trainer(const JobConfig& config, Dataset data)
@@ -162,6 +209,8 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
       ests_(MakeHostedEsts(config, hosted_)),
       stash_(model_->parameters(), ParameterNames(*model_), config.train.ests) {
   RequireHostOnlyPlansOnCpu(config, plan_, world_->size());
+  ProbeOutputShape(config, *model_, data_, device_);
+  AdoptModelBuffers(*model_, ests_);
   model_->train();
   optimizer_ = std::make_unique<torch::optim::SGD>(
       model_->parameters(),
@@ -179,6 +228,8 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
 double Trainer::RunStep() {
   auto batch = [this](std::int64_t est) { return queue_->Next(step_, est); };
   std::vector<float> hosted_losses = plan_step_->Run(batch, ests_);
+  // Between steps the model's buffers are the first hosted EST's (rank 0: EST 0's).
+  if (!ests_.empty()) LoadEstBuffers(*model_, ests_.front());
   if (!ReportsHostedEsts()) hosted_losses.clear();  // a TP group's losses come from rank 0
   // Every EST's loss on every rank, in EST-id order (contiguous blocks in rank order; under pp
   // the last stage holds all of them, under burst the last block's ranks).
@@ -200,10 +251,29 @@ double Trainer::RunStep() {
 }
 
 Dataset LoadTrainingSet(const JobConfig& config) {
-  if (DatasetOf(config.model.name) == DatasetKind::kTextCorpus) {
-    return LoadTextCorpus(config.data.path);
+  switch (config.data.format) {
+    case DatasetKind::kTextCorpus:
+      return LoadTextCorpus(config.data.path);
+    case DatasetKind::kTensors:
+      return RequireFlippable(config,
+                              OpenTensorShards(config.data.path, "train", config.data.cache_mb));
+    case DatasetKind::kFashionMnist:
+      break;
   }
   return LoadFashionMnist(config.data.path, Split::kTrain);
+}
+
+Dataset LoadTestSet(const JobConfig& config) {
+  switch (config.data.format) {
+    case DatasetKind::kTensors:
+      return OpenTensorShards(config.data.path, "test", config.data.cache_mb);
+    case DatasetKind::kFashionMnist:
+      return LoadFashionMnist(config.data.path, Split::kTest);
+    case DatasetKind::kTextCorpus:
+      break;
+  }
+  throw ConfigError("data.format: \"text\" has no test split: expected \"fashion-mnist\" or "
+                    "\"tensors\" (test*.pt shards) to evaluate");
 }
 
 void Trainer::SetIdleFiller(multiplex::IdleFiller* filler) {
@@ -211,5 +281,7 @@ void Trainer::SetIdleFiller(multiplex::IdleFiller* filler) {
 }
 
 std::string Trainer::ParamsSha256() const { return agent::ParamsSha256(*model_); }
+
+std::string Trainer::ReplicaSha256() const { return ParametersOnlySha256(*model_); }
 
 }  // namespace elastic::agent

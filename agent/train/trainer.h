@@ -25,7 +25,8 @@
 // any plan resumes any checkpoint.
 //
 // Checkpoints (trainer_state.cc): SaveState/RestoreState move everything a step depends on
-// (parameters, optimizer state, progress, the EST contexts, the bucket map, the loader queue)
+// (parameters, optimizer state, progress, the EST contexts and buffers, the bucket map, the
+// loader queue)
 // through named records of the torch-free container in agent/checkpoint/, so a resumed run
 // continues bit for bit on any W.
 //
@@ -74,8 +75,11 @@ std::shared_ptr<Model> MakeSeededModel(const JobConfig& config, torch::Device de
 // "avx512" (pinned to "default" under d2 by ATEN_CPU_CAPABILITY, see main.cc).
 std::string CpuKernelIsa();
 
-// The training set of config.model.name's dataset (registry.h DatasetOf) from data.path.
+// The training set in data.path, read as data.format says. Throws DataError (the dataset) or
+// ConfigError (data.augment = "flip" on inputs that are not images).
 Dataset LoadTrainingSet(const JobConfig& config);
+// The test set (Fashion-MNIST's test files, or the test*.pt shards); ConfigError for the corpus.
+Dataset LoadTestSet(const JobConfig& config);
 
 class Trainer {
  public:
@@ -105,7 +109,11 @@ class Trainer {
 
   std::int64_t completed_steps() const { return step_; }
   double last_loss() const { return last_loss_; }  // of the latest step; 0 before the first
+  // params_sha256 (params_digest.h): the parameters and the model's buffers, which between
+  // steps are the first hosted EST's (on rank 0, EST 0's).
   std::string ParamsSha256() const;
+  // The parameters only, the same on every replica.
+  std::string ReplicaSha256() const;
   const Model& model() const { return *model_; }
   const perf::ExecutionPlan& plan() const { return plan_; }
 
@@ -132,6 +140,8 @@ class Trainer {
   Trainer(const JobConfig& config, Dataset data, Communicator* world,
           std::unique_ptr<Communicator> owned_world);
   std::string GatherLoaderRecord();
+  std::vector<std::string> GatherEstBuffers();
+  std::vector<std::vector<torch::Tensor>> ReadEstBuffers(const CheckpointReader& checkpoint) const;
   // Whether this rank contributes its hosted ESTs' losses, contexts and loader state to the
   // gathers: all ranks but the second and later members of a TP group, which host the same ESTs
   // as rank 0 (tensor_parallel.h).

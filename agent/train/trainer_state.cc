@@ -10,7 +10,10 @@
 #include "agent/checkpoint/checkpoint_reader.h"
 #include "agent/checkpoint/checkpoint_writer.h"
 #include "agent/common/errors.h"
+#include "agent/common/shape_text.h"
+#include "agent/est/est_buffers.h"
 #include "agent/plan/execution_plan.h"
+#include "agent/train/params_digest.h"
 #include "agent/train/trainer.h"
 #include "common/toml_reader.h"
 
@@ -23,21 +26,14 @@ constexpr const char* kProgressRecord = "progress";
 constexpr const char* kBucketMapRecord = "bucket_map";
 
 std::string EstRecord(std::int64_t id) { return "est/" + std::to_string(id); }
+// An EST's buffers (est_buffers.h), only for a model with buffers.
+std::string EstBuffersRecord(std::int64_t id) { return "est_buffers/" + std::to_string(id); }
 
 // Shortest text that reads back to the same double (std::to_chars round-trips exactly).
 std::string ExactDouble(double value) {
   char text[64];
   auto [end, ec] = std::to_chars(text, text + sizeof text, value);
   return std::string(text, end);
-}
-
-std::string ShapeText(const torch::Tensor& tensor) {
-  std::string text = "[";
-  for (std::int64_t i = 0; i < tensor.dim(); ++i) {
-    if (i > 0) text += ", ";
-    text += std::to_string(tensor.size(i));
-  }
-  return text + "]";
 }
 
 // The bytes of a LibTorch archive (a zip in PyTorch's format) filled by `save`.
@@ -124,7 +120,7 @@ Progress ParseProgress(const CheckpointReader& checkpoint) {
 
 Fingerprint Trainer::CheckpointFingerprint() const {
   Fingerprint fingerprint;
-  fingerprint.Add("model", config_.model.name);
+  fingerprint.Add("model", ModelLabel(config_));
   fingerprint.Add("ests", std::to_string(config_.train.ests));
   fingerprint.Add("global_batch", std::to_string(config_.train.global_batch));
   fingerprint.Add("lr", ExactDouble(config_.train.lr));
@@ -139,7 +135,10 @@ Fingerprint Trainer::CheckpointFingerprint() const {
     fingerprint.Add("augment", std::string(ToString(config_.data.augment)));
   }
   for (const auto& item : model_->named_parameters()) {
-    fingerprint.Add("param." + item.key(), ShapeText(item.value()));
+    fingerprint.Add("param." + item.key(), ShapeText(item.value().sizes()));
+  }
+  for (const auto& item : model_->named_buffers()) {
+    fingerprint.Add("buffer." + item.key(), ShapeText(item.value().sizes()));
   }
   return fingerprint;
 }
@@ -147,7 +146,7 @@ Fingerprint Trainer::CheckpointFingerprint() const {
 void Trainer::SaveState(CheckpointWriter* writer) {
   // Replicas stay identical by construction (same reduced gradient, same optimizer step); check
   // it here, once per checkpoint, where a silent divergence would otherwise be saved for good.
-  const std::string digest = ParamsSha256();
+  const std::string digest = ParametersOnlySha256(*model_);
   const std::string root_digest = BroadcastText(*world_, digest);
   if (digest != root_digest) {
     throw TrainingError("rank " + std::to_string(world_->rank()) + ": parameters after step " +
@@ -172,6 +171,7 @@ void Trainer::SaveState(CheckpointWriter* writer) {
                         " bytes of EST contexts: expected " + std::to_string(config_.train.ests) +
                         " x " + std::to_string(state_size));
   }
+  std::vector<std::string> est_buffers = GatherEstBuffers();
   std::string loader = GatherLoaderRecord();
   std::string optimizer = update_->OptimizerArchive(/*primary=*/writer != nullptr);
   if (writer == nullptr) return;
@@ -185,6 +185,54 @@ void Trainer::SaveState(CheckpointWriter* writer) {
     const auto* first = reinterpret_cast<const char*>(all.data()) + id * state_size;
     writer->Add(EstRecord(id), std::string(first, state_size));
   }
+  for (std::size_t id = 0; id < est_buffers.size(); ++id) {
+    writer->Add(EstBuffersRecord(static_cast<std::int64_t>(id)), std::move(est_buffers[id]));
+  }
+}
+
+// Every EST's buffers from the rank hosting it, in EST order (collective); empty for a model
+// without buffers. Each EST's bytes have one size: the same buffers, shapes and dtypes.
+std::vector<std::string> Trainer::GatherEstBuffers() {
+  if (model_->buffers().empty()) return {};
+  std::string mine;
+  for (const EstContext& est : ests_) {
+    if (!ReportsHostedEsts()) break;
+    mine += BuffersToBytes(est.buffers);
+  }
+  std::vector<std::int64_t> counts;
+  const std::vector<std::uint8_t> all = world_->AllGatherBytes(
+      std::span(reinterpret_cast<const std::uint8_t*>(mine.data()), mine.size()), counts);
+  const auto ests = static_cast<std::size_t>(config_.train.ests);
+  const std::size_t size = all.size() / ests;
+  std::vector<std::string> records;
+  for (std::size_t id = 0; id < ests; ++id) {
+    records.emplace_back(reinterpret_cast<const char*>(all.data()) + id * size, size);
+  }
+  return records;
+}
+
+// The hosted ESTs' buffers from the checkpoint. Read before anything changes, like the streams.
+std::vector<std::vector<torch::Tensor>> Trainer::ReadEstBuffers(
+    const CheckpointReader& checkpoint) const {
+  std::vector<std::vector<torch::Tensor>> buffers;
+  const std::vector<torch::Tensor> like = model_->buffers();
+  if (like.empty()) return buffers;
+  for (const EstContext& est : ests_) {
+    const std::string record = EstBuffersRecord(est.id);
+    if (!checkpoint.Contains(record)) {
+      throw CheckpointError(checkpoint.path(), "no record \"" + record +
+                                                   "\": the model has buffers, so every EST's "
+                                                   "copy is needed to resume");
+    }
+    std::vector<torch::Tensor> values;
+    if (!BuffersFromBytes(checkpoint.Get(record), like, values)) {
+      throw CheckpointError(checkpoint.path(), "record \"" + record + "\" has " +
+                                                   std::to_string(checkpoint.Get(record).size()) +
+                                                   " bytes: not this model's buffers");
+    }
+    buffers.push_back(std::move(values));
+  }
+  return buffers;
 }
 
 // Every rank's queue state (its hosted ESTs' lines), concatenated in rank order, which is EST
@@ -251,6 +299,7 @@ void Trainer::RestoreState(const CheckpointReader& checkpoint) {
     std::memcpy(state.data_ptr(), bytes.data(), bytes.size());
     rng_states.push_back(state);
   }
+  std::vector<std::vector<torch::Tensor>> est_buffers = ReadEstBuffers(checkpoint);
   RestoreLoader(checkpoint);  // validates before anything below changes the trainer
   // Module::load assigns into the existing parameter tensors (Tensor::set_), so the optimizer
   // and the gradient stash keep referring to them.
@@ -260,6 +309,8 @@ void Trainer::RestoreState(const CheckpointReader& checkpoint) {
               [this](auto& archive) { optimizer_->load(archive); });
   update_->AdoptLoadedOptimizerState();
   for (std::size_t i = 0; i < ests_.size(); ++i) ests_[i].rng_state = rng_states[i];
+  for (std::size_t i = 0; i < est_buffers.size(); ++i) ests_[i].buffers = est_buffers[i];
+  if (!ests_.empty()) LoadEstBuffers(*model_, ests_.front());
   step_ = progress.step;
   last_loss_ = progress.loss;
 }

@@ -61,6 +61,9 @@ std::string AgentRefusal(Plan word, const PlanRequest& request, int ranks) {
       request.determinism == Determinism::kD0 && ranks > 1) {
     return at + ": ZeRO under determinism \"d0\" on more than one rank is not implemented";
   }
+  if ((word == Plan::kTp || word == Plan::kPp) && request.whole_module) {
+    return at + ": a TorchScript module (model.torchscript) runs whole on every rank";
+  }
   if (word == Plan::kTp && request.tp_heads < 1) {
     return at + ": tp needs a transformer model (the agent's gpt)";
   }
@@ -161,6 +164,7 @@ Result<PlanSelection> SelectAuto(const perf::FittedModel& model, const PlanReque
         (word == Plan::kZeroDp || word == Plan::kPp || word == Plan::kTp)) {
       continue;
     }
+    if (word == Plan::kGc && request.whole_module) continue;
     Candidate candidate = Evaluate(model, request, allocation, word, c);
     if (!candidate.time) {
       refusals += (refusals.empty() ? "" : "; ") + candidate.why_not;

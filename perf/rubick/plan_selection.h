@@ -35,6 +35,10 @@ struct PlanRequest {
   std::int64_t cpu_threads = 1;  // train.cpu_threads: zero-offload's c when the job fixed it
   int model_blocks = 0;          // the model's blocks: pp needs W <= blocks; 0 = unknown
   int tp_heads = 0;  // the model's attention heads: tp needs W to divide them; 0 = no tp
+  // A user's TorchScript module (model.torchscript): it runs whole on every rank, so pp and tp
+  // are refused, and auto never picks gc (whether the module can be cut into segments is known
+  // only once it is loaded; a job may still ask for gc).
+  bool whole_module = false;
 };
 
 // The node set of one generation. One agent rank per node today (the supervisor's srun

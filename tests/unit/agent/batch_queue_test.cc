@@ -23,7 +23,7 @@ constexpr std::uint64_t kSeed = 5;
 // 96 distinct, asymmetric images (so a flip shows) with labels: 3 steps an epoch.
 Dataset Data() {
   torch::Tensor images = torch::arange(96 * 28 * 28, torch::kFloat32).reshape({96, 1, 28, 28});
-  return Dataset{images, torch::arange(96, torch::kInt64) % 10};
+  return Dataset{images, torch::arange(96, torch::kInt64) % 10, nullptr};
 }
 
 BatchQueue MakeQueue(EstRange hosted, BatchQueue::Options options) {

@@ -78,7 +78,7 @@ TEST(CommandLine, Run) {
 TEST(CommandLine, UsageErrors) {
   EXPECT_EQ(ErrorOf({}), "missing command (see elastic-agent --help)");
   EXPECT_EQ(ErrorOf({"evaluate"}),
-            "unknown command \"evaluate\": expected train, eval, run or profile (see "
+            "unknown command \"evaluate\": expected train, eval, export, run or profile (see "
             "elastic-agent --help)");
   EXPECT_EQ(ErrorOf({"eval"}),
             "eval: the option '--config' is required but missing (see elastic-agent eval --help)");

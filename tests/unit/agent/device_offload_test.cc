@@ -39,7 +39,7 @@ TEST(TrainingDevice, CpuIsTheHostAndCudaNeedsAVisibleGpu) {
               std::string::npos)
         << e.what();
   }
-  const Dataset data{torch::zeros({256, 1, 28, 28}), torch::zeros({256}, torch::kInt64)};
+  const Dataset data{torch::zeros({256, 1, 28, 28}), torch::zeros({256}, torch::kInt64), nullptr};
   EXPECT_THROW(Trainer(config, data), ConfigError);
 }
 

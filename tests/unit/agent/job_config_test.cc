@@ -291,9 +291,46 @@ TEST_F(JobConfigTest, InvalidInputs) {
   }
 }
 
+// A user's module and shards: model.torchscript, data.format = "tensors" (its default there),
+// relative paths against the config's directory, and what is refused.
+TEST_F(JobConfigTest, TorchScriptModelAndTensorShards) {
+  dir_.Write("shards/train-0.pt", "");
+  const JobConfig c = Parse("[model]\ntorchscript = \"m.pt\"\n[data]\npath = \"shards\"\n");
+  EXPECT_EQ(c.model.torchscript, (dir_.path() / "m.pt").string());
+  EXPECT_EQ(c.model.name, "");
+  EXPECT_EQ(ModelLabel(c), "torchscript");
+  EXPECT_EQ(c.data.format, DatasetKind::kTensors);
+  EXPECT_EQ(c.data.path, (dir_.path() / "shards").string());
+  EXPECT_EQ(c.data.cache_mb, kDefaultDataCacheMb);
+  // A built-in model on shards of its own layout; its own dataset stays the default.
+  const JobConfig cnn =
+      Parse("[data]\nformat = \"tensors\"\npath = \"shards\"\ncache_mb = 64\n");
+  EXPECT_EQ(cnn.data.format, DatasetKind::kTensors);
+  EXPECT_EQ(cnn.data.cache_mb, 64);
+  EXPECT_EQ(Parse(DataLine()).data.format, DatasetKind::kFashionMnist);
+  EXPECT_EQ(ErrorOf("[model]\nname = \"gpt\"\ntorchscript = \"m.pt\"\n"),
+            "job.toml:3: model.torchscript: given with model.name = \"gpt\": expected one of the "
+            "two");
+  EXPECT_EQ(ErrorOf("[model]\ntorchscript = \"m.pt\"\n"),
+            "job.toml: data.path: is not set: data.format = \"tensors\" needs the directory of "
+            "train*.pt shards");
+  EXPECT_EQ(ErrorOf("[data]\nformat = \"csv\"\n"),
+            "job.toml:2: data.format: invalid value \"csv\": expected \"fashion-mnist\", "
+            "\"text\" or \"tensors\"");
+  EXPECT_EQ(ErrorOf("[data]\nformat = \"text\"\n"),
+            "job.toml:2: data.format: \"text\": model \"fmnist_cnn\" reads \"fashion-mnist\"; "
+            "expected that or \"tensors\"");
+  dir_.Write("noshards/test-0.pt", "");
+  EXPECT_EQ(ErrorOf("[model]\ntorchscript = \"m.pt\"\n[data]\npath = \"noshards\"\n"),
+            "job.toml:4: data.path: \"" + (dir_.path() / "noshards").string() +
+                "\" has no train*.pt file: expected shards written by torch.save({\"inputs\": "
+                "..., \"targets\": ...}, FILE)");
+}
+
 TEST_F(JobConfigTest, InvalidModelAndData) {
   EXPECT_EQ(ErrorOf("[model]\nname = \"resnet\"\n" + DataLine()),
-            "job.toml:2: model.name: unknown model \"resnet\": expected one of fmnist_cnn, gpt");
+            "job.toml:2: model.name: unknown model \"resnet\": expected one of fmnist_cnn, gpt, or "
+            "model.torchscript = \"FILE\" for your own module");
   EXPECT_EQ(ErrorOf("[data]\npath = \"/nonexistent/fmnist\"\n"),
             "job.toml:2: data.path: \"/nonexistent/fmnist\" is not a directory: expected the "
             "Fashion-MNIST directory (Debian package dataset-fashion-mnist)");

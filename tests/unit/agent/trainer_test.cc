@@ -28,7 +28,7 @@ Dataset SyntheticData() {
   torch::Generator generator = at::make_generator<at::CPUGeneratorImpl>(99);
   torch::Tensor images = torch::randn({256, 1, 28, 28}, generator);
   torch::Tensor labels = images.sum({1, 2, 3}).gt(0).to(torch::kInt64) * 3;
-  return Dataset{images, labels};
+  return Dataset{images, labels, nullptr};
 }
 
 JobConfig SmallConfig(std::int64_t seed) {
@@ -371,22 +371,36 @@ struct TwoParams : torch::nn::Module {
   TwoParams() {
     first = register_parameter("first", torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}).view({2, 2}));
     second = register_parameter("second", torch::tensor({-0.5f}));
-    register_buffer("ignored", torch::tensor({9.0f}));
+    register_buffer("ignored", torch::tensor({9.0f}));  // hashed after the parameters
   }
   torch::Tensor first, second;
 };
 
-TEST(ParamsSha256, HashesFloatBytesInParameterOrder) {
+// Parameters in order as float32, then the buffers' bytes (params_digest.h); the replica digest
+// is the parameters alone, which is also all a model without buffers hashes.
+TEST(ParamsSha256, HashesFloatBytesInParameterOrderThenBuffers) {
   TwoParams module;
   const float values[] = {1.0f, 2.0f, 3.0f, 4.0f, -0.5f};
+  const float buffer[] = {9.0f};
   Sha256 expected;
   expected.Update(values, sizeof values);
+  expected.Update(buffer, sizeof buffer);
   EXPECT_EQ(ParamsSha256(module), expected.HexDigest());
+  Sha256 parameters;
+  parameters.Update(values, sizeof values);
+  const std::string parameters_digest = parameters.HexDigest();
+  EXPECT_EQ(ParametersOnlySha256(module), parameters_digest);
   // Non-contiguous storage hashes the same values the same way.
   module.first.set_data(torch::tensor({1.0f, 3.0f, 2.0f, 4.0f}).view({2, 2}).t());
   Sha256 again;
   again.Update(values, sizeof values);
-  EXPECT_EQ(ParamsSha256(module), again.HexDigest());
+  again.Update(buffer, sizeof buffer);
+  const std::string again_digest = again.HexDigest();
+  EXPECT_EQ(ParamsSha256(module), again_digest);
+  // Another buffer value, another digest; the replica digest does not see it.
+  module.named_buffers()["ignored"].fill_(8.0f);
+  EXPECT_NE(ParamsSha256(module), again_digest);
+  EXPECT_EQ(ParametersOnlySha256(module), parameters_digest);
 }
 
 }  // namespace

@@ -136,6 +136,15 @@ TEST(PlanInputs, AModelWithoutADescriptionRunsTheRequestedPlan) {
   EXPECT_EQ(gpt.request.tp_heads, 4);
 }
 
+TEST(PlanInputs, AUserModuleRunsWholeOnEveryRank) {
+  PlanInputs in = Parse("[model]\ntorchscript = \"m.pt\"\n[data]\npath = \"shards\"\n");
+  EXPECT_TRUE(in.request.whole_module);
+  EXPECT_FALSE(in.model.has_value());
+  EXPECT_NE(in.model_source.find("no built-in model of torchscript"), std::string::npos)
+      << in.model_source;
+  EXPECT_FALSE(Parse("[model]\nname = \"gpt\"\n").request.whole_module);
+}
+
 // Where the online refit is saved: checkpoint.dir (relative to the config) wins over the
 // plugin's per-job directory, as in LoadJobConfig.
 TEST(PlanInputs, TheCheckpointDirectoryAsTheAgentResolvesIt) {

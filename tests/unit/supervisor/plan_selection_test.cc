@@ -147,6 +147,28 @@ TEST(PlanSelection, AFixedPlanIsKept) {
   EXPECT_NE(pp->reason.find("cannot predict"), std::string::npos) << pp->reason;
 }
 
+// A user's TorchScript module runs whole on every rank: the model that took tp above never
+// gets tp, pp or gc for it, and a fixed pp is refused saying why.
+TEST(PlanSelection, AWholeModuleNeverGetsPlansThatSplitIt) {
+  PlanRequest request = Request(Plan::kAuto, Determinism::kStatistical);
+  request.whole_module = true;
+  for (int n = 1; n <= 8; ++n) {
+    for (const perf::FittedModel& model : {TpFriendly(), OptimizerHeavy(), Cnn()}) {
+      auto s = SelectPlan(model, request, Nodes(n));
+      ASSERT_TRUE(s) << s.error;
+      EXPECT_EQ(s->plan.tp, 1) << n;
+      EXPECT_EQ(s->plan.pp, 1) << n;
+      EXPECT_FALSE(s->plan.gc) << n;
+    }
+  }
+  request.requested = Plan::kPp;
+  auto pp = SelectPlan(Cnn(), request, Nodes(2));
+  ASSERT_FALSE(pp);
+  EXPECT_NE(pp.error.find("a TorchScript module (model.torchscript) runs whole on every rank"),
+            std::string::npos)
+      << pp.error;
+}
+
 TEST(PlanSelection, AnInfeasibleFixedPlanIsRefusedSayingWhy) {
   auto pp = SelectPlan(Cnn(), Request(Plan::kPp), Nodes(5));
   ASSERT_FALSE(pp);
