@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package slurm-elastic needs to build, test and run. Idempotent.
+# Installs every Debian 12 package slurm-elastic needs to build, test and run (--demo: to build
+# and run it, without the tests' and benchmarks' packages). Idempotent.
 set -euo pipefail
 
 if [[ $(id -u) -ne 0 ]]; then
@@ -7,15 +8,13 @@ if [[ $(id -u) -ne 0 ]]; then
   exit 1
 fi
 
+# What building and running the plugin, elasticd and elastic-agent needs (the demo's list).
 packages=(
   # build
   build-essential cmake pkg-config git ca-certificates
-  # the libFuzzer targets (tests/fuzz, built and run by the test suite)
-  clang libclang-rt-14-dev
   # libraries
   libtorch-dev libtomlplusplus-dev libboost-program-options-dev libboost-dev
-  libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libmunge-dev libslurm-dev
-  nlohmann-json3-dev libssl-dev libnlopt-dev
+  zlib1g-dev libmunge-dev libslurm-dev nlohmann-json3-dev libssl-dev libnlopt-dev
   # Slurm cluster with accounting (repeated resizes need slurmdbd)
   slurmctld slurmd slurm-client slurmdbd slurm-wlm-mysql-plugin mariadb-server munge
   # MPI with PMIx
@@ -24,6 +23,13 @@ packages=(
   dataset-fashion-mnist fortunes-min
   # tools used by scripts and tests
   procps iproute2 python3
+)
+# What the tests and benchmarks need on top (all but --demo).
+test_packages=(
+  # the test suites and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # the libFuzzer targets (tests/fuzz, built and run by the test suite)
+  clang libclang-rt-14-dev
   # "bring your own model": Debian's PyTorch 1.13 (the LibTorch of libtorch-dev) scripts the
   # modules and writes the shards the tests, the example (contrib/export-example.py) and
   # bench/vs_pytorch.sh use; torchrun is its DDP baseline
@@ -31,6 +37,12 @@ packages=(
   # security tests: strace (registry saves), systemd-analyze (the shipped unit file)
   strace systemd
 )
+
+case ${1:-} in
+  --demo) ;;  # contrib/quickstart.sh: it builds without tests and benchmarks
+  "") packages+=("${test_packages[@]}") ;;
+  *) echo "usage: $0 [--demo]  (--demo: only what the demo builds and runs)" >&2; exit 1 ;;
+esac
 
 export DEBIAN_FRONTEND=noninteractive
 missing=()
