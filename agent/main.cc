@@ -85,6 +85,23 @@ int RunExport(const ExportArgs& args) {
   return 0;
 }
 
+// Ranks per node, and the EST count when the job names none (--elastic-est's help: MAX nodes x
+// ranks per node), handed to every step through SLURM_ELASTIC_EST so that all generations agree.
+void ChooseJobShape(const JobConfig& config, const EnvLookup& env, SupervisorOptions& options) {
+  options.ranks_per_node = RanksPerNodeFromEnv(env);
+  int max_nodes = 1;
+  if (config.train.ests_origin.empty()) {
+    if (auto id = env("SLURM_JOB_ID")) {
+      max_nodes = JobMaxNodes(static_cast<std::uint32_t>(std::stoul(*id)));
+    }
+  }
+  EstCount ests = JobEstCount(config.train.ests, config.train.ests_origin,
+                              config.train.global_batch, max_nodes, options.ranks_per_node);
+  if (ests.defaulted) ::setenv("SLURM_ELASTIC_EST", std::to_string(ests.ests).c_str(), 1);
+  options.ests = static_cast<int>(ests.ests);
+  options.ests_origin = ests.origin;
+}
+
 // The supervisor runs once per job, in the batch script, without MPI and without LibTorch work.
 int RunRun(const RunArgs& args) {
   EnvLookup env = ProcessEnv();
@@ -98,7 +115,7 @@ int RunRun(const RunArgs& args) {
         "/run/elasticd/elasticd.sock");
   }
   options.munge_socket = env("SLURM_ELASTIC_MUNGE_SOCKET").value_or(SlurmMungeSocket());
-  options.ests = static_cast<int>(config.train.ests);
+  ChooseJobShape(config, env, options);
   options.plan = std::string(elastic::ToString(config.train.plan));
   options.sla_class = env("SLURM_ELASTIC_CLASS").value_or("best-effort");
   options.max_restarts = args.max_restarts;

@@ -3,23 +3,33 @@
 # LibTorch: (1) which plans give the same params_sha256 as the dp/EST baseline on the GPU, across
 # W = 1, 2 ranks (sharing the node's GPUs) and across a checkpoint that switches plan; (2) the
 # gpt model on the GPU; (3) the performance-model fit and prediction (bench/perf_fit.sh with
-# bench/perf_fit_gpu.toml). Prints a line per check; exits 1 if a bitwise check fails.
+# bench/perf_fit_gpu.toml). Issue 26's CUDA/NCCL side first, from the same build directory when
+# it was configured with the CUDA toolkit, tests and benchmarks: (0a) the gpu-labelled suites
+# (the one-rank NCCL communicator, the slot fold kernel against the host fold's bits, the
+# GradientStash device slots, the CUDA executor), where a skip counts as a failure on a GPU
+# machine; (0b) W = 2 dp over NCCL against the baseline when the node has two GPUs (NCCL wants a
+# GPU per rank; on one GPU the W = 2 runs keep the host exchange and say so); (0c)
+# multiplex_cuda_bench, DeepPool Fig. 11 on CUDA (target: fg slowdown <= 1.10 at >= 1.5x combined
+# throughput; reported, not a failure). Prints a line per check; exits 1 if a check fails.
 #
-#   bench/gpu_check.sh [--build DIR] [--out DIR] [--no-profile]
+#   bench/gpu_check.sh [--build DIR] [--out DIR] [--no-profile] [--no-multiplex] [--cuda-only]
 #   (DEVICE=cpu runs the same checks on the CPU: the script's own dry run)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$top/build out=$(mktemp -d) profile=1
+build=$top/build out=$(mktemp -d) profile=1 multiplex=1 cuda_only=0
 while (($#)); do
   case $1 in
     --build) build=$(realpath "${2:?}"); shift 2 ;;
     --out) out=$(realpath -m "${2:?}"); shift 2 ;;
     --no-profile) profile=0; shift ;;
-    *) echo "usage: $0 [--build DIR] [--out DIR] [--no-profile]" >&2; exit 1 ;;
+    --no-multiplex) multiplex=0; shift ;;
+    --cuda-only) cuda_only=1; shift ;;
+    *) echo "usage: $0 [--build DIR] [--out DIR] [--no-profile] [--no-multiplex] [--cuda-only]" >&2
+       exit 1 ;;
   esac
 done
 agent=$build/agent/elastic-agent
-[[ -x $agent ]] || { echo "gpu_check: $agent not built" >&2; exit 1; }
+[[ -x $agent ]] || ((cuda_only)) || { echo "gpu_check: $agent not built" >&2; exit 1; }
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 data=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
@@ -61,6 +71,36 @@ expect() {
 }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null
+gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
+
+# (0a) the gpu-labelled suites; on a machine with a GPU none may skip.
+if [[ -f $build/CTestTestfile.cmake ]] && grep -rqs 'LABELS "gpu' "$build/tests"; then
+  ctest --test-dir "$build" -L gpu --output-on-failure -V >"$out/ctest_gpu.log" 2>&1
+  rc=$?
+  skipped=$(grep -c '\[  SKIPPED \] [A-Za-z]' "$out/ctest_gpu.log")
+  grep -E '^[0-9]+/[0-9]+ Test|tests passed|tests FAILED' "$out/ctest_gpu.log" \
+    | sed 's/^/gpu_check: ctest /'
+  if ((rc != 0)); then
+    echo "gpu_check: FAILED     ctest -L gpu (exit $rc; $out/ctest_gpu.log)"; failed=1
+  elif ((gpus > 0 && skipped > 0)); then
+    echo "gpu_check: FAILED     ctest -L gpu: $skipped tests skipped on a machine with $gpus GPU(s)"
+    failed=1
+  else
+    echo "gpu_check: passed     ctest -L gpu (NCCL one rank, slot fold bits, device slots," \
+         "CUDA executor)"
+  fi
+else
+  echo "gpu_check: no gpu-labelled suites in $build (configure with the CUDA toolkit and" \
+       "ELASTIC_TESTS=ON)"
+fi
+# (0c) the multiplexing engine on CUDA.
+if ((multiplex)) && [[ -x $build/bench/multiplex_cuda_bench ]]; then
+  "$build/bench/multiplex_cuda_bench" --rounds "${MULTIPLEX_ROUNDS:-3}" >"$out/multiplex_cuda.txt" \
+    2>"$out/multiplex_cuda.err" || { echo "gpu_check: FAILED     multiplex_cuda_bench"; failed=1; }
+  sed 's/^/gpu_check: /' "$out/multiplex_cuda.txt"
+fi
+((cuda_only)) && exit $failed
+
 job base fmnist_cnn "$data" dp 4
 base=$(train base 1)
 echo "gpu_check: fmnist_cnn dp W=1 4 steps: $base"
@@ -74,6 +114,17 @@ for p in "gc 1 1" "ga 1 1" "zero-dp 1 1" "zero-offload 1 2" "dp 2 1" "zero-dp 2 
   job "$name" fmnist_cnn "$data" "$plan" 4 "cpu_threads = $c"
   expect "$plan W=$ranks c=$c" "$base" "$(train "$name" "$ranks")"
 done
+# (0b) W = 2 dp with the gradient exchange over NCCL: needs a GPU per rank.
+if ((gpus >= 2)); then
+  job nccl-w2 fmnist_cnn "$data" dp 4
+  expect "dp W=2 over NCCL (device slots, slot fold kernel)" "$base" \
+    "$(train nccl-w2 2)"
+  grep -q 'gradient exchange over NCCL' "$out/nccl-w2.log" \
+    || { echo "gpu_check: FAILED     dp W=2 did not use NCCL ($out/nccl-w2.log)"; failed=1; }
+else
+  echo "gpu_check: skipped    dp W=2 over NCCL ($gpus GPU: NCCL needs one per rank;" \
+       "$(grep -ho 'gradient exchange over [^:]*: .*' "$out"/dp-w2.log | head -1))"
+fi
 # A checkpoint written by dp on one rank, resumed by zero-offload on two.
 job resume fmnist_cnn "$data" dp 4 'cpu_threads = 2' '[checkpoint]' "dir = \"$out/ckpt\""
 train resume 1 --until-step 2 >/dev/null

@@ -12,8 +12,8 @@ constexpr std::array<FlagSpec, 5> kFlags{{
      "nodes and shrinks it when other work needs them",
      "SLURM_ELASTIC"},
     {FlagId::kEst, "elastic-est", "N",
-     "Number of EasyScaleThreads (logical data-parallel workers); default MAX nodes x tasks "
-     "per node",
+     "Number of EasyScaleThreads (logical data-parallel workers); default MAX nodes x ranks "
+     "per node (the job's GPUs per node, else --ntasks-per-node, else 1)",
      "SLURM_ELASTIC_EST"},
     {FlagId::kPlan, "elastic-plan", "PLAN",
      "Execution plan: auto (re-chosen on every resize), dp, ga, gc, zero-dp, zero-offload, tp, "

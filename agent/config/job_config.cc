@@ -101,7 +101,10 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
                c.data.augment);
 
   JobConfig::Train& t = c.train;
-  if (auto v = reader.Integer("train.ests", 1, kMaxEsts)) t.ests = *v;
+  if (auto v = reader.Integer("train.ests", 1, kMaxEsts)) {
+    t.ests = *v;
+    t.ests_origin = "train.ests";
+  }
   if (auto v = reader.Integer("train.global_batch", 1, kMaxGlobalBatch)) t.global_batch = *v;
   if (auto v = reader.Double("train.lr", 0, kMaxLearningRate)) t.lr = *v;
   if (auto v = reader.Double("train.momentum", 0, 1)) t.momentum = *v;
@@ -151,6 +154,7 @@ void Override(const EnvLookup& env, const char* variable, Result<T> (*parse)(std
 Origins ApplyEnvironment(const EnvLookup& env, JobConfig& c) {
   Origins origins;
   Override(env, "SLURM_ELASTIC_EST", &ParsePositiveCount, c.train.ests, origins.ests);
+  if (!origins.ests.empty()) c.train.ests_origin = origins.ests;
   Override(env, "SLURM_ELASTIC_PLAN", &ParsePlan, c.train.plan, origins.plan);
   Override(env, "SLURM_ELASTIC_DETERMINISM", &ParseDeterminism, c.train.determinism,
            origins.determinism);

@@ -99,6 +99,9 @@ struct JobConfig {
   } data;
   struct Train {
     std::int64_t ests = kDefaultEsts;  // EasyScaleThreads: logical data-parallel workers
+    // Who set ests: "train.ests", "SLURM_ELASTIC_EST" (--elastic-est), or "" for the default
+    // (`elastic-agent run` then picks MAX nodes x ranks per node, agent/supervisor/job_shape.h).
+    std::string ests_origin;
     std::int64_t global_batch = kDefaultGlobalBatch;  // samples per step, all ESTs together
     double lr = kDefaultLearningRate;
     double momentum = kDefaultMomentum;

@@ -13,8 +13,8 @@ EstRange HostedEsts(std::int64_t ests, int rank, int ranks) {
   if (ranks > ests) {
     throw ConfigError("train.ests: " + std::to_string(ests) + " ESTs cannot be spread over " +
                       std::to_string(ranks) +
-                      " ranks: expected at most one rank per EST (start fewer ranks or raise "
-                      "train.ests)");
+                      " ranks: expected at most one rank per EST (start fewer ranks, or raise "
+                      "train.ests or --elastic-est)");
   }
   return EstRange{ests * rank / ranks, ests * (rank + 1) / ranks};
 }

@@ -6,9 +6,14 @@
 #include <algorithm>
 #include <cstring>
 #include <span>
+#include <stdexcept>
 #include <string>
 
 #include "agent/common/errors.h"
+#ifdef ELASTIC_HAVE_NCCL
+#include "agent/comm/nccl_communicator.h"
+#include "agent/comm/slot_fold.h"
+#endif
 
 namespace elastic::agent {
 namespace {
@@ -49,7 +54,37 @@ GradientStash::GradientStash(std::vector<torch::Tensor> params, std::vector<std:
   }
 }
 
+void GradientStash::UseDeviceSlots(NcclCommunicator& nccl,
+                                   std::vector<std::int64_t> slots_per_rank) {
+#ifdef ELASTIC_HAVE_NCCL
+  std::int64_t total = 0;
+  for (std::int64_t slots : slots_per_rank) total += slots;
+  if (total != ests_ || static_cast<int>(slots_per_rank.size()) != nccl.size()) {
+    throw TrainingError("gradient exchange (NCCL): " + std::to_string(slots_per_rank.size()) +
+                        " ranks host " + std::to_string(total) + " EST slots: expected " +
+                        std::to_string(nccl.size()) + " ranks hosting " + std::to_string(ests_));
+  }
+  nccl_ = &nccl;
+  slots_per_rank_ = std::move(slots_per_rank);
+#else
+  (void)nccl;
+  (void)slots_per_rank;
+  throw std::logic_error("GradientStash::UseDeviceSlots: built without NCCL");
+#endif
+}
+
+void GradientStash::RequireHostSlots(const char* what) const {
+  if (device_slots()) {
+    throw TrainingError(std::string("gradient reduction: ") + what +
+                        " reads host slots, but this run's slots are on the GPU (NCCL)");
+  }
+}
+
 void GradientStash::Capture(std::int64_t est_id) {
+  if (device_slots()) {
+    CaptureOnDevice(est_id);
+    return;
+  }
   if (flat_.empty()) flat_.resize(static_cast<std::size_t>(ests_ * numel_));
   float* slot = Slot(est_id);
   for (std::size_t i = 0; i < params_.size(); ++i) {
@@ -87,6 +122,10 @@ void GradientStash::ResetMarks() {
 
 void GradientStash::ExchangeSlots(Communicator& world, EstRange hosted) {
   RequireCaptured(hosted);
+  if (device_slots()) {
+    ExchangeDeviceSlots(hosted);
+    return;
+  }
   std::span<const float> mine(Slot(hosted.begin), static_cast<std::size_t>(hosted.size() * numel_));
   std::vector<std::int64_t> counts;
   std::vector<float> all = world.AllGather(mine, counts);
@@ -115,10 +154,15 @@ void GradientStash::FoldIntoGradients(float* partials, std::int64_t count) {
 
 void GradientStash::ReduceMeanIntoGradients() {
   RequireCaptured({0, ests_});
+  if (device_slots()) {
+    FoldDeviceSlotsIntoGradients();
+    return;
+  }
   FoldIntoGradients(flat_.data(), ests_);
 }
 
 void GradientStash::ReduceMeanRankOrder(Communicator& world, EstRange hosted) {
+  RequireHostSlots("d0's rank-order fold");
   RequireCaptured(hosted);
   torch::NoGradGuard no_grad;
   // The hosted slots folded in id order into .grad, as the running fold would have left them.
@@ -194,8 +238,83 @@ void GradientStash::ReduceAccumulatedRankOrder(Communicator& world, EstRange hos
 
 std::span<const float> GradientStash::CapturedSlot(std::int64_t est_id, std::int64_t begin,
                                                    std::int64_t end) const {
+  RequireHostSlots("ZeRO's shard exchange");
   RequireCaptured({est_id, est_id + 1});
   return {flat_.data() + est_id * numel_ + begin, static_cast<std::size_t>(end - begin)};
+}
+
+// --- Device slots: the slots on the GPU, NCCL's all-gather and the slot fold kernel. All of it
+// is enqueued on the legacy default stream, where LibTorch's default-stream kernels run, so it
+// is ordered after the backward that made the gradients and before the optimizer's step.
+
+#ifdef ELASTIC_HAVE_NCCL
+void GradientStash::CaptureOnDevice(std::int64_t est_id) {
+  torch::NoGradGuard no_grad;
+  if (!device_flat_.defined()) {
+    device_flat_ = torch::empty({ests_ * numel_}, params_.front().options().dtype(torch::kFloat32));
+  }
+  torch::Tensor slot = device_flat_.narrow(0, est_id * numel_, numel_);
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    torch::Tensor out = slot.narrow(0, offsets_[i], params_[i].numel());
+    const torch::Tensor& grad = params_[i].grad();
+    if (grad.defined()) {
+      out.copy_(grad.detach().reshape({-1}));  // device to device: the bits move unchanged
+    } else {
+      out.zero_();  // +0, as the host slot's memset
+    }
+  }
+  captured_[static_cast<std::size_t>(est_id)] = true;
+}
+
+void GradientStash::ExchangeDeviceSlots(EstRange hosted) {
+  const auto rank = static_cast<std::size_t>(nccl_->rank());
+  std::vector<std::int64_t> counts;
+  std::int64_t before = 0;  // slots of the lower ranks: where this rank's block must start
+  for (std::size_t r = 0; r < slots_per_rank_.size(); ++r) {
+    if (r < rank) before += slots_per_rank_[r];
+    counts.push_back(slots_per_rank_[r] * numel_);
+  }
+  if (before != hosted.begin || slots_per_rank_[rank] != hosted.size()) {
+    throw TrainingError("gradient exchange (NCCL): rank " + std::to_string(rank) +
+                        " hosts ESTs " + ToString(hosted) + ", not its block of the EST slots");
+  }
+  float* slots = device_flat_.data_ptr<float>();
+  nccl_->AllGatherV(slots + hosted.begin * numel_, slots, counts);  // in place, fixed slots
+  std::fill(captured_.begin(), captured_.end(), true);
+}
+
+void GradientStash::FoldDeviceSlotsIntoGradients() {
+  torch::NoGradGuard no_grad;
+  torch::Tensor folded = torch::empty({numel_}, device_flat_.options());
+  // The host fold divides by the double E, which LibTorch rounds to a float operand: the same.
+  SlotFoldOnDevice(device_flat_.data_ptr<float>(), ests_, numel_, static_cast<float>(ests_),
+                   folded.data_ptr<float>(), nullptr);
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    torch::Tensor value = folded.narrow(0, offsets_[i], params_[i].numel()).view_as(params_[i]);
+    if (params_[i].grad().defined()) {
+      params_[i].mutable_grad().copy_(value);
+    } else {
+      params_[i].mutable_grad() = value.clone();  // its own storage, as the host path's
+    }
+  }
+  ResetMarks();
+}
+#else
+// Unreachable: UseDeviceSlots throws in a build without NCCL, so device_slots() stays false.
+void GradientStash::CaptureOnDevice(std::int64_t) {
+  throw std::logic_error("GradientStash: device slots in a build without NCCL");
+}
+void GradientStash::ExchangeDeviceSlots(EstRange) {
+  throw std::logic_error("GradientStash: device slots in a build without NCCL");
+}
+void GradientStash::FoldDeviceSlotsIntoGradients() {
+  throw std::logic_error("GradientStash: device slots in a build without NCCL");
+}
+#endif
+
+torch::Tensor GradientStash::DeviceSlot(std::int64_t est_id) const {
+  RequireCaptured({est_id, est_id + 1});
+  return device_flat_.narrow(0, est_id * numel_, numel_);
 }
 
 std::string GradientStash::BucketMap() const {

@@ -11,6 +11,10 @@
 // - Slots (d1/d2 on W > 1 ranks): each EST's gradient is copied into its slot (Capture); every
 //   rank receives every EST's slot unchanged (ExchangeSlots: an allgather moves bytes, it never
 //   adds) and all ranks run the same fold.
+//   On a CUDA job built with NCCL (UseDeviceSlots) the slots live on the GPU: Capture copies
+//   there, the exchange is NCCL's unequal all-gather into the same fixed slots and the fold is
+//   slot_fold.cu's kernel, whose IEEE-rounded adds and division in slot order are the host
+//   fold's operations (agent/comm/slot_fold.h): no host round trip, the same bits.
 // - Running fold (W = 1, and d0's per-rank partial sums): the ESTs run in id order and autograd
 //   accumulates each EST's gradient into the parameters' .grad (grad += g_e), which is exactly
 //   the next step of the fold; no per-EST copy exists at all (EasyScale §3.2 keeps only the
@@ -32,6 +36,8 @@
 
 namespace elastic::agent {
 
+class NcclCommunicator;
+
 class GradientStash {
  public:
   // `params` are the model's parameters in named_parameters() order and `names` their names
@@ -40,6 +46,20 @@ class GradientStash {
                 std::int64_t ests);
 
   // --- Slots ---
+  // From now on the slots live on the parameters' GPU and ExchangeSlots runs over `nccl`
+  // (`slots_per_rank[r]`: how many ESTs rank r hosts, contiguous blocks in rank order). Borrows
+  // `nccl`. Throws TrainingError when the counts do not add up to the EST count, and
+  // std::logic_error in a build without NCCL (ELASTIC_HAVE_NCCL). REQUIRES: the parameters are
+  // float32 on nccl's device; no slot captured yet; the replicated d1/d2 path only (the ZeRO and
+  // d0 readers of host slots throw TrainingError).
+  void UseDeviceSlots(NcclCommunicator& nccl, std::vector<std::int64_t> slots_per_rank);
+  bool device_slots() const { return nccl_ != nullptr; }
+  // For ZeRO's exchange over NCCL (sharded_update.cc). REQUIRES: device_slots(). EST `est_id`'s
+  // captured slot on the GPU (a view; TrainingError when not captured this step).
+  torch::Tensor DeviceSlot(std::int64_t est_id) const;
+  NcclCommunicator& nccl() const { return *nccl_; }
+  const std::vector<std::int64_t>& slots_per_rank() const { return slots_per_rank_; }
+
   // Copies the parameters' current gradients (flattened, in parameter order) into EST `est_id`'s
   // slot. An undefined gradient (a parameter the forward did not use) counts as zeros.
   void Capture(std::int64_t est_id);
@@ -92,6 +112,11 @@ class GradientStash {
   // Folds `partials` (count flat vectors in slot layout, back to back) in order, divides by E and
   // installs the result as the parameters' gradients.
   void FoldIntoGradients(float* partials, std::int64_t count);
+  // The device-slot counterparts (gradient_stash.cc, only with ELASTIC_HAVE_NCCL).
+  void CaptureOnDevice(std::int64_t est_id);
+  void ExchangeDeviceSlots(EstRange hosted);
+  void FoldDeviceSlotsIntoGradients();
+  void RequireHostSlots(const char* what) const;
   void RequireCaptured(EstRange range) const;
   void RequireAccumulated(EstRange range) const;
   void ResetMarks();
@@ -106,6 +131,9 @@ class GradientStash {
   EstRange accumulated_;                    // ESTs folded into .grad this step
   std::vector<std::int64_t> grad_version_;  // of each .grad before the current EST's backward
   std::vector<const void*> grad_impl_;      // which tensor that .grad was
+  NcclCommunicator* nccl_ = nullptr;        // set: the slots are device_flat_, on the GPU
+  std::vector<std::int64_t> slots_per_rank_;
+  torch::Tensor device_flat_;  // E slots back to back on the GPU, allocated on the first Capture
 };
 
 }  // namespace elastic::agent

@@ -1,6 +1,6 @@
 // The device seam of the multiplexing engine: streams that run launched pieces in order.
 // Backends: CpuExecutor (threads, always built) and CudaExecutor (CUDA streams and graphs,
-// built only with ELASTIC_CUDA).
+// built wherever the CUDA toolkit is found: elastic_multiplex_cuda).
 #pragma once
 
 #include <cstdint>

@@ -8,16 +8,21 @@
 //  2. the owner keeps the momentum of its parameters only and updates them (SgdStep, the
 //     operations torch::optim::SGD runs on a replica); zero-offload runs this on c host threads;
 //  3. all-gather: every rank receives every owner's updated parameters unchanged.
-// On a GPU (train.device = "cuda") the folds and the exchange stay in host memory and only the
-// result moves: zero-dp installs the folded shard as the owned gradients on the device and
-// updates there; zero-offload hands it to its OffloadMirror (offload_mirror.h: the fp32 master
-// copy and momentum in pinned host memory, ZeRO-Offload's transfer path).
+// On a GPU (train.device = "cuda") with NCCL (the stash's device slots, gradient_stash.h), zero-dp
+// runs all three on the GPUs: the reduce-scatter is NCCL's all-to-all of the device slots' shard
+// pieces, the fold slot_fold.cu's kernel (the same adds and division, so the same bits) and the
+// parameter all-gather NCCL's, in place. Otherwise the folds and the exchange stay in host
+// memory and only the result moves: zero-dp installs the folded shard as the owned gradients on
+// the device and updates there; zero-offload hands it to its OffloadMirror (offload_mirror.h: the
+// fp32 master copy and momentum in pinned host memory, ZeRO-Offload's transfer path).
 #include "agent/plan/sharded_update.h"
 
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <numeric>
 #include <sstream>
+#include <stdexcept>
 
 #include "agent/common/errors.h"
 #include "agent/plan/host_threads.h"
@@ -26,6 +31,10 @@
 #include "agent/plan/sgd_step.h"
 #include "agent/est/device.h"
 #include "common/toml_reader.h"
+#ifdef ELASTIC_HAVE_NCCL
+#include "agent/comm/nccl_communicator.h"
+#include "agent/comm/slot_fold.h"
+#endif
 
 namespace elastic::agent {
 namespace {
@@ -79,11 +88,18 @@ class ShardedUpdate final : public ParameterUpdate {
       // its own parameters.
       c_.stash.ReduceAccumulatedMean();
       if (pipelined_) ReleaseOthersGradients();
+    } else if (c_.stash.device_slots()) {
+      ReduceScatterOnDevice();
     } else {
       ReduceScatter();
     }
     UpdateOwned();
-    if (c_.world.size() > 1) AllGatherParameters();
+    if (c_.world.size() == 1) return;
+    if (c_.stash.device_slots()) {
+      AllGatherParametersOnDevice();
+    } else {
+      AllGatherParameters();
+    }
   }
 
   std::string OptimizerArchive(bool primary) override;
@@ -99,6 +115,9 @@ class ShardedUpdate final : public ParameterUpdate {
   void ReduceScatter();
   void UpdateOwned();
   void AllGatherParameters();
+  // The same over NCCL on the GPU (only with ELASTIC_HAVE_NCCL and the stash's device slots).
+  void ReduceScatterOnDevice();
+  void AllGatherParametersOnDevice();
 
   UpdateContext c_;
   std::vector<std::int64_t> offsets_;  // of each parameter in the flat vector
@@ -164,6 +183,78 @@ void ShardedUpdate::ReduceScatter() {
     SetOwnedGradient(i, sum);
   }
 }
+
+#ifdef ELASTIC_HAVE_NCCL
+// ReduceScatter on the GPU: this rank's hosted slots cut by shard (for owner 0, then 1, ...),
+// NCCL's all-to-all, and the fold of the received E pieces of this rank's shard, which arrive
+// in EST order (hosted blocks are contiguous and in rank order) as on the host.
+void ShardedUpdate::ReduceScatterOnDevice() {
+  torch::NoGradGuard no_grad;
+  const std::int64_t ests = c_.config.train.ests;
+  const torch::TensorOptions options = c_.stash.DeviceSlot(c_.hosted.begin).options();
+  torch::Tensor send = torch::empty({c_.hosted.size() * total_}, options);
+  std::vector<std::int64_t> send_counts;
+  std::vector<std::int64_t> recv_counts;
+  std::int64_t at = 0;
+  for (std::size_t q = 0; q < shards_.size(); ++q) {
+    const ParameterShard& shard = shards_[q];
+    for (std::int64_t est = c_.hosted.begin; est < c_.hosted.end; ++est) {
+      send.narrow(0, at, shard.size())
+          .copy_(c_.stash.DeviceSlot(est).narrow(0, shard.begin, shard.size()));
+      at += shard.size();
+    }
+    send_counts.push_back(c_.hosted.size() * shard.size());
+    recv_counts.push_back(c_.stash.slots_per_rank()[q] * mine_.size());
+  }
+  torch::Tensor received = torch::empty({ests * mine_.size()}, options);
+  c_.stash.nccl().AllToAllV(send.data_ptr<float>(), send_counts, received.data_ptr<float>(),
+                            recv_counts);
+  c_.stash.ReleaseSlots();
+  torch::Tensor folded = torch::empty({mine_.size()}, options);
+  SlotFoldOnDevice(received.data_ptr<float>(), ests, mine_.size(), static_cast<float>(ests),
+                   folded.data_ptr<float>(), nullptr);
+  for (std::size_t i = 0; i < c_.params.size(); ++i) {
+    if (!Owns(i)) {
+      c_.params[i].mutable_grad().reset();
+      continue;
+    }
+    SetOwnedGradient(i, folded.narrow(0, offsets_[i] - mine_.begin, c_.params[i].numel()));
+  }
+}
+
+// AllGatherParameters on the GPU: the owners' updated parameters into one flat device vector,
+// in place (shards are runs of the flat vector in rank order), then into the other parameters.
+void ShardedUpdate::AllGatherParametersOnDevice() {
+  torch::NoGradGuard no_grad;
+  torch::Tensor flat = torch::empty({total_}, c_.params.front().options());
+  std::vector<std::int64_t> counts;
+  for (const ParameterShard& shard : shards_) {
+    if (shard.begin != std::accumulate(counts.begin(), counts.end(), std::int64_t{0})) {
+      throw TrainingError("parameter all-gather (NCCL): the shards are not runs of the flat "
+                          "parameter vector in rank order");
+    }
+    counts.push_back(shard.size());
+  }
+  for (std::size_t i = mine_.first; i < mine_.last; ++i) {
+    flat.narrow(0, offsets_[i], c_.params[i].numel()).copy_(c_.params[i].detach().reshape({-1}));
+  }
+  float* data = flat.data_ptr<float>();
+  c_.stash.nccl().AllGatherV(data + mine_.begin, data, counts);
+  for (std::size_t i = 0; i < c_.params.size(); ++i) {
+    if (Owns(i)) continue;
+    torch::Tensor& param = c_.params[i];
+    param.detach().copy_(flat.narrow(0, offsets_[i], param.numel()).view_as(param));
+  }
+}
+#else
+// Unreachable: without NCCL the stash never has device slots.
+void ShardedUpdate::ReduceScatterOnDevice() {
+  throw std::logic_error("ShardedUpdate: device exchange in a build without NCCL");
+}
+void ShardedUpdate::AllGatherParametersOnDevice() {
+  throw std::logic_error("ShardedUpdate: device exchange in a build without NCCL");
+}
+#endif
 
 void ShardedUpdate::UpdateOwned() {
   const double lr = c_.config.train.lr;

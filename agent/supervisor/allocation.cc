@@ -10,11 +10,13 @@ extern "C" {
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 #include <system_error>
 
 #include "agent/supervisor/spawn.h"
+#include "protocol/node_bounds.h"
 
 namespace elastic::agent {
 namespace {
@@ -89,6 +91,28 @@ AllocationView LookupAllocation(std::uint32_t job_id) {
   }
   slurm_free_resource_allocation_response_msg(resp);
   return view;
+}
+
+int JobMaxNodes(std::uint32_t job_id) {
+  job_info_msg_t* msg = nullptr;
+  if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg) {
+    throw std::runtime_error("slurm_load_job(" + std::to_string(job_id) +
+                             "): " + slurm_strerror(slurm_get_errno()));
+  }
+  int max_nodes = 0;
+  if (msg->record_count > 0) {
+    const slurm_job_info_t& job = msg->job_array[0];
+    // Slurm forgets a running job's MAX; job_submit.lua's AdminComment record keeps it. Without
+    // that record the job never grows past what it holds now.
+    const std::optional<daemon::NodeBounds> bounds =
+        daemon::ParseNodeBounds(job.admin_comment ? job.admin_comment : "");
+    max_nodes = bounds ? bounds->max_nodes : static_cast<int>(job.num_nodes);
+  }
+  slurm_free_job_info_msg(msg);
+  if (max_nodes < 1) {
+    throw std::runtime_error("slurm_load_job(" + std::to_string(job_id) + "): no such job");
+  }
+  return max_nodes;
 }
 
 void ExportAllocation(const AllocationView& view) {

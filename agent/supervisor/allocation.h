@@ -19,6 +19,11 @@ struct AllocationView {
 // Slurm's current record of `job_id`. Throws std::runtime_error with libslurm's reason.
 AllocationView LookupAllocation(std::uint32_t job_id);
 
+// The job's MAX nodes (sbatch -N MIN-MAX, from job_submit.lua's AdminComment record; its current
+// size without one). Throws
+// std::runtime_error with libslurm's reason.
+int JobMaxNodes(std::uint32_t job_id);
+
 // Exports the view as SLURM_JOB_NODELIST/NODELIST/JOB_NUM_NODES/NNODES/JOB_CPUS_PER_NODE and
 // SLURM_TASKS_PER_NODE (mpirun needs it after a grow), dropping the old task counts.
 void ExportAllocation(const AllocationView& view);

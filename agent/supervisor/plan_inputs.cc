@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "agent/config/job_config.h"
+#include "agent/supervisor/job_shape.h"
 #include "perf/rubick/default_perf_model.h"
 #include "common/toml_reader.h"
 
@@ -119,7 +120,7 @@ int MinCpusPerNode(std::string_view text) {
 NodeAllocation AllocationFromEnv(int nodes, const EnvLookup& env) {
   NodeAllocation a;
   a.nodes = nodes;
-  a.workers_per_node = 1;  // the supervisor's srun --ntasks-per-node=1
+  a.workers_per_node = RanksPerNodeFromEnv(env).ranks;  // the supervisor's srun per node
   if (auto cpus = env("SLURM_JOB_CPUS_PER_NODE")) a.cpus_per_node = MinCpusPerNode(*cpus);
   if (auto mem = env("SLURM_MEM_PER_NODE")) {
     long long mib = 0;

@@ -42,7 +42,7 @@ PlanInputs ParsePlanInputs(
 int MinCpusPerNode(std::string_view cpus_per_node);
 
 // The allocation from Slurm's variables after the (re)launch's ExportAllocation: `nodes` nodes,
-// one agent rank each, SLURM_JOB_CPUS_PER_NODE, SLURM_MEM_PER_NODE (MiB; absent = unknown).
+// RanksPerNodeFromEnv agent ranks each (job_shape.h), SLURM_JOB_CPUS_PER_NODE, SLURM_MEM_PER_NODE (MiB; absent = unknown).
 NodeAllocation AllocationFromEnv(int nodes, const EnvLookup& env);
 
 }  // namespace elastic::agent

@@ -72,8 +72,11 @@ class Supervisor {
   }
 
   int Run() {
+    const RanksPerNode& per_node = options_.ranks_per_node;
     Note("supervising job " + std::to_string(job_id_) + " on " +
-         std::to_string(machine_->nodes()) + " node(s)");
+         std::to_string(machine_->nodes()) + " node(s), " + std::to_string(per_node.ranks) +
+         " rank(s) per node (" + (per_node.source.empty() ? "default" : per_node.source) +
+         "), " + std::to_string(options_.ests) + " ESTs (" + options_.ests_origin + ")");
     Note("plan choice on every launch; performance model: " + planner_.model_source());
     Register();
     Execute(machine_->Start());
@@ -278,12 +281,22 @@ class Supervisor {
       if (safe > Clock::now()) std::this_thread::sleep_until(safe);
     }
     const std::string n = std::to_string(action.nodes);
+    const int per_node = options_.ranks_per_node.ranks;
+    const std::string ranks = std::to_string(action.nodes * per_node);
     Note("generation " + std::to_string(action.generation) + ": srun on " + n + " node(s) " +
-         (std::getenv("SLURM_JOB_NODELIST") ? std::getenv("SLURM_JOB_NODELIST") : ""));
+         (std::getenv("SLURM_JOB_NODELIST") ? std::getenv("SLURM_JOB_NODELIST") : "") + ", " +
+         ranks + " rank(s)");
     std::vector<std::pair<std::string, std::string>> plan_env = planner_.Choose(action.generation, action.nodes);
-    step_.Launch({"srun", "--mpi=pmix", "-N", n, "-n", n, "--ntasks-per-node=1",
-                  "--kill-on-bad-exit=1", options_.agent_path, "train", "--config",
-                  options_.config_path},
+    std::vector<std::string> srun = {"srun", "--mpi=pmix", "-N", n, "-n", ranks,
+                                     "--ntasks-per-node=" + std::to_string(per_node)};
+    // Each rank its share of the node's CPUs (the smallest node's, after ExportAllocation).
+    const char* cpus = std::getenv("SLURM_JOB_CPUS_PER_NODE");
+    if (int share = (cpus ? MinCpusPerNode(cpus) : 0) / per_node; share >= 1) {
+      srun.push_back("--cpus-per-task=" + std::to_string(share));
+    }
+    srun.insert(srun.end(), {"--kill-on-bad-exit=1", options_.agent_path, "train", "--config",
+                             options_.config_path});
+    step_.Launch(srun,
                  plan_env, plan_env.empty() ? std::vector<std::string>{}
                                             : SpankPlanOptionVariables());
     if (order_received_) pause_started_ = true;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "agent/supervisor/job_shape.h"
+
 namespace elastic::agent {
 
 struct SupervisorOptions {
@@ -19,6 +21,8 @@ struct SupervisorOptions {
   std::string elasticd_socket;
   std::string munge_socket;    // empty: libmunge's default
   int ests = 1;
+  std::string ests_origin;     // for the log: who chose `ests` (job_shape.h's EstCount)
+  RanksPerNode ranks_per_node;  // each generation runs nodes x this many ranks
   std::string plan = "auto";
   std::string sla_class = "best-effort";
   std::chrono::milliseconds poll_interval{1000};

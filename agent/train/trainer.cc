@@ -9,9 +9,13 @@
 #include <cctype>
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <mutex>
 
 #include "agent/common/errors.h"
+#ifdef ELASTIC_HAVE_NCCL
+#include "agent/comm/nccl_communicator.h"
+#endif
 #include "agent/data/char_dataset.h"
 #include "agent/model/registry.h"
 #include "agent/plan/burst_placement.h"
@@ -108,6 +112,41 @@ EstRange HostedEstsOf(const JobConfig& config, const perf::ExecutionPlan& plan, 
     return BurstEstsOfRank(config.train.ests, config.train.burst_workers.front(), rank);
   }
   return HostedEstsUnder(plan, config.train.ests, rank, ranks);
+}
+
+// The slot exchange (d1/d2 on W > 1 ranks) of a CUDA job's replicated update (dp, ga, gc) and of
+// zero-dp runs on the GPUs over NCCL when the build has it: the stash's device slots, the host
+// path's bits (gradient_stash.h, sharded_update.cc). zero-offload keeps its host exchange (its
+// update runs on the host anyway). Null (the host exchange over MPI) for CPU jobs, builds
+// without NCCL and ranks sharing a GPU. Collective: every rank reaches the same decision from the
+// same config.
+std::shared_ptr<NcclCommunicator> MakeDeviceExchange(const JobConfig& config,
+                                                     const perf::ExecutionPlan& plan,
+                                                     Communicator& world, torch::Device device,
+                                                     bool fold_locally, GradientStash& stash) {
+  const bool on_device_update = plan.pp <= 1 && plan.tp <= 1 && !plan.offload;
+  if (!device.is_cuda() || world.size() == 1 || fold_locally || !on_device_update) return nullptr;
+#ifdef ELASTIC_HAVE_NCCL
+  std::string why_not;
+  std::shared_ptr<NcclCommunicator> nccl = MakeNcclCommunicator(world, device.index(), &why_not);
+  if (!nccl) {
+    if (world.rank() == 0) {
+      std::cerr << "elastic-agent: gradient exchange over MPI: " << why_not << "\n";
+    }
+    return nullptr;
+  }
+  std::vector<std::int64_t> slots_per_rank;
+  for (int r = 0; r < world.size(); ++r) {
+    slots_per_rank.push_back(HostedEstsOf(config, plan, r, world.size()).size());
+  }
+  stash.UseDeviceSlots(*nccl, std::move(slots_per_rank));
+  if (world.rank() == 0) std::cerr << "elastic-agent: gradient exchange over NCCL on the GPUs\n";
+  return nccl;
+#else
+  (void)config;
+  (void)stash;
+  return nullptr;
+#endif
 }
 
 std::vector<std::string> ParameterNames(const Model& model) {
@@ -223,6 +262,7 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
       plan_, UpdateContext{config_, *world_, hosted_, fold_locally_, stash_, *optimizer_,
                            model_->parameters(), std::move(setup.update_owners),
                            model_->TensorParallelParameters()});
+  nccl_ = MakeDeviceExchange(config_, plan_, *world_, device_, fold_locally_, stash_);
 }
 
 double Trainer::RunStep() {

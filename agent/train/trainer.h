@@ -60,6 +60,7 @@ namespace elastic::agent {
 
 class CheckpointReader;
 class CheckpointWriter;
+class NcclCommunicator;
 
 // Applies the process-global LibTorch settings results depend on: intra-op thread count from the
 // config (1 vs 2 threads give different bits), deterministic algorithms only; and, for speed
@@ -162,6 +163,10 @@ class Trainer {
   std::shared_ptr<Model> model_;
   std::vector<EstContext> ests_;  // the ESTs this rank hosts (hosted_), in id order
   GradientStash stash_;
+  // CUDA jobs exchanging slots on W > 1 ranks in a build with NCCL: the stash's device exchange
+  // (gradient_stash.h). Null: the host exchange over world_. A shared_ptr, whose deleter is
+  // bound where it is made, so builds without NCCL need no NcclCommunicator destructor.
+  std::shared_ptr<NcclCommunicator> nccl_;
   std::unique_ptr<torch::optim::SGD> optimizer_;  // sharded plans: only a checkpoint container
   std::unique_ptr<PlanStep> plan_step_;           // the plan's forward and backward passes
   std::unique_ptr<ParameterUpdate> update_;

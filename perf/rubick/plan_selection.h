@@ -41,8 +41,8 @@ struct PlanRequest {
   bool whole_module = false;
 };
 
-// The node set of one generation. One agent rank per node today (the supervisor's srun
-// --ntasks-per-node=1), so ranks W = nodes * workers_per_node.
+// The node set of one generation: the supervisor starts workers_per_node agent ranks on each node
+// (one per GPU the job holds there, else --ntasks-per-node), so ranks W = nodes * workers_per_node.
 struct NodeAllocation {
   int nodes = 1;
   int workers_per_node = 1;

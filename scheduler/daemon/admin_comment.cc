@@ -1,49 +1,25 @@
-// AdminComment summary: formatting and the bounds parser.
+// AdminComment summary: formatting (the bounds parser is protocol/node_bounds.h).
 #include "scheduler/daemon/admin_comment.h"
 
-#include <charconv>
-
 namespace elastic::daemon {
-namespace {
-
-std::optional<int> ParseInt(std::string_view text) {
-  int value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-}  // namespace
 
 std::string ShownPlan(const JobRecord& job) {
   return job.running_plan.empty() ? job.plan : job.running_plan;
 }
 
-std::string FormatAdminComment(const JobRecord& job) {
-  return "elastic:est=" + std::to_string(job.ests) + ",nodes=" +
-         std::to_string(job.node_count()) + "/" + std::to_string(job.min_nodes) + "-" +
-         std::to_string(job.max_nodes) + ",plan=" + ShownPlan(job) +
-         ",gen=" + std::to_string(job.generation) + ",class=" + job.sla_class +
-         ",last=" + std::to_string(job.last_resize_unix);
-}
+int ShownDevices(const JobRecord& job) { return job.devices > job.node_count() ? job.devices : 0; }
 
-std::optional<NodeBounds> ParseNodeBounds(std::string_view comment) {
-  constexpr std::string_view kPrefix = "elastic:";
-  if (comment.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
-  comment.remove_prefix(kPrefix.size());
-  while (!comment.empty()) {
-    const std::size_t comma = comment.find(',');
-    std::string_view field = comment.substr(0, comma);
-    comment = comma == std::string_view::npos ? std::string_view() : comment.substr(comma + 1);
-    if (field.substr(0, 6) != "nodes=") continue;
-    const std::size_t slash = field.find('/'), dash = field.find('-', slash);
-    if (slash == std::string_view::npos || dash == std::string_view::npos) return std::nullopt;
-    auto min = ParseInt(field.substr(slash + 1, dash - slash - 1));
-    auto max = ParseInt(field.substr(dash + 1));
-    if (!min || !max || *min < 1 || *max < *min) return std::nullopt;
-    return NodeBounds{*min, *max};
+std::string FormatAdminComment(const JobRecord& job) {
+  std::string text = "elastic:est=" + std::to_string(job.ests) +
+                     ",nodes=" + std::to_string(job.node_count()) + "/" +
+                     std::to_string(job.min_nodes) + "-" + std::to_string(job.max_nodes) +
+                     ",plan=" + ShownPlan(job) + ",gen=" + std::to_string(job.generation) +
+                     ",class=" + job.sla_class + ",last=" + std::to_string(job.last_resize_unix);
+  // Last, and only on multi-device nodes, so checks matching the CPU-node text keep matching.
+  if (const int devices = ShownDevices(job); devices > 0) {
+    text += ",devices=" + std::to_string(devices);
   }
-  return std::nullopt;
+  return text;
 }
 
 }  // namespace elastic::daemon

@@ -8,24 +8,22 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/node_bounds.h"
 #include "scheduler/daemon/daemon_state.h"
 
 namespace elastic::daemon {
 
 // elastic:est=8,nodes=3/1-4,plan=dp,gen=5,class=best-effort,last=<unix time>
-// plan= is ShownPlan: what the step runs, once the supervisor has reported it.
+// plan= is ShownPlan: what the step runs, once the supervisor has reported it. When the job's
+// nodes hold more devices than nodes (GPU nodes with several GPUs), ",devices=<total>" follows;
+// on one-device nodes the text is exactly the one above.
 std::string FormatAdminComment(const JobRecord& job);
+
+// The devices= value the comment shows: JobRecord::devices when above the node count, else 0
+// (not shown).
+int ShownDevices(const JobRecord& job);
 
 // The plan word running now (the supervisor's report), else the one the job asked for.
 std::string ShownPlan(const JobRecord& job);
-
-struct NodeBounds {
-  int min_nodes = 0;
-  int max_nodes = 0;
-};
-
-// The MIN-MAX of "nodes=K/MIN-MAX" in an "elastic:" comment; nullopt if absent or malformed
-// (MIN < 1, MAX < MIN).
-std::optional<NodeBounds> ParseNodeBounds(std::string_view admin_comment);
 
 }  // namespace elastic::daemon

@@ -1,6 +1,7 @@
 // RunCycle: reconcile, proposal, issue orders.
 #include "scheduler/daemon/daemon_cycle.h"
 
+#include <algorithm>
 #include <map>
 
 #include "scheduler/daemon/admin_comment.h"
@@ -59,6 +60,23 @@ std::vector<policy::ElasticJob> DecisionJobs(const DaemonState& state) {
   return jobs;
 }
 
+// Each job's devices from this cycle's view (a node the view lacks counts as one); a change the
+// AdminComment shows rewrites it.
+void CountDevices(DaemonState& state, const policy::SlurmView& view) {
+  std::map<std::string, int> per_node;
+  for (const policy::SlurmNode& node : view.nodes) per_node[node.name] = std::max(node.devices, 1);
+  for (JobRecord& job : state.jobs) {
+    int devices = 0;
+    for (const std::string& name : job.nodes) {
+      auto it = per_node.find(name);
+      devices += it == per_node.end() ? 1 : it->second;
+    }
+    const int shown = ShownDevices(job);
+    job.devices = devices;
+    if (ShownDevices(job) != shown) job.comment_dirty = true;
+  }
+}
+
 // Logs a held-back grow only when its reason changes, so the decision log is not flooded.
 void RecordHeldBack(DaemonState& state, const policy::HeldBack& held, std::int64_t now) {
   for (auto it = state.recent.rbegin(); it != state.recent.rend(); ++it) {
@@ -114,6 +132,7 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
     if (bg.partition_changed) result.background_partition_nodes = std::move(bg.partition_nodes);
     result.background_give_way = std::move(bg.give_way);
   }
+  CountDevices(state, view);
   for (JobRecord& job : state.jobs) {
     if (!job.comment_dirty) continue;
     result.admin_comments.emplace_back(job.job_id, FormatAdminComment(job));

@@ -48,6 +48,9 @@ struct JobRecord {
   double last_pause_s = 0.0;       // order received -> first step on the new node set
   std::uint64_t last_pause_generation = 0;  // the generation last_pause_s was measured for
   bool comment_dirty = true;       // AdminComment must be rewritten
+  // Devices its nodes hold (policy::SlurmNode::devices: GPUs, 1 on a CPU node), counted from
+  // each cycle's view; 0 until the first. Not saved: the next cycle counts them again.
+  int devices = 0;
   int node_count() const { return static_cast<int>(nodes.size()); }
 };
 

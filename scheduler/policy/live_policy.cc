@@ -2,6 +2,7 @@
 #include "scheduler/policy/live_policy.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <string_view>
@@ -11,9 +12,77 @@ namespace {
 
 constexpr const char* kNodeType = "node";
 // A job without a time limit is ranked (elastic's shortest-remaining-work order) as if it had
-// this much work left (reference-device seconds: a year on one node), whatever its size: long,
+// this much work left (reference-device seconds: a year on one device), whatever its size: long,
 // but finite so its slope still counts, and equal among such jobs so they rank by slope alone.
 constexpr double kNoLimitWork = 365.0 * 86400.0;
+
+using NodeIndex = std::map<std::string, int>;
+
+// The job's slices: every device of each of its nodes. Its devices count a node the cluster
+// does not show as 1, as the node-for-device model did.
+Allocation AllocationOf(const LiveJob& live, const ClusterState& cluster, const NodeIndex& index,
+                        int& devices) {
+  Allocation allocation;
+  devices = 0;
+  for (const std::string& name : live.nodes) {
+    auto it = index.find(name);
+    if (it == index.end()) {
+      ++devices;
+      continue;
+    }
+    const int held = cluster.nodes[it->second].devices;
+    allocation.push_back({it->second, held});
+    devices += held;
+  }
+  std::sort(allocation.begin(), allocation.end(),
+            [](const Slice& a, const Slice& b) { return a.node < b.node; });
+  return allocation;
+}
+
+// nodes x per_node, saturated: MAX comes from the AdminComment record and is not trusted.
+int DevicesOn(int nodes, int per_node) {
+  const std::int64_t product = static_cast<std::int64_t>(nodes) * per_node;
+  return static_cast<int>(std::clamp<std::int64_t>(product, 0, std::numeric_limits<int>::max()));
+}
+
+// Sizes in devices: MIN and MAX in nodes times the job's devices per node, never excluding its
+// current size; a job held this cycle is rigid at it.
+void SetSizes(const LiveJob& live, int devices, int per_node, JobState& job) {
+  job.elastic = live.may_resize;
+  job.min_devices =
+      live.may_resize ? std::min(DevicesOn(live.min_nodes, per_node), devices) : devices;
+  job.max_devices =
+      live.may_resize ? std::max(DevicesOn(live.max_nodes, per_node), devices) : devices;
+  job.requested_devices = devices;
+}
+
+JobState ToJobState(const LiveJob& live, const ClusterState& cluster, const NodeIndex& index,
+                    const LiveOptions& options) {
+  JobState job;
+  job.id = std::to_string(live.job_id);
+  int devices = 0;
+  job.allocation = AllocationOf(live, cluster, index, devices);
+  const int nodes = std::max(static_cast<int>(live.nodes.size()), 1);
+  const int per_node = std::max((devices + nodes - 1) / nodes, 1);
+  SetSizes(live, devices, per_node, job);
+  job.cpus_per_device = 0;  // the whole node is the job's: CPUs never constrain live
+  job.min_cpus_per_device = 0;
+  job.submit_time_s = static_cast<double>(live.start_time);
+  job.sla_class = SlaClass::kBestEffort;
+  job.profile.ests = std::max(live.ests, 1);
+  job.profile.comm_ratio = options.comm_ratio;
+  job.profile.measured_speedup = DeviceSpeedups(live.speed_curve, per_node);
+  job.last_resize_s = live.last_resize > 0 ? static_cast<double>(live.last_resize) : -kNever;
+  job.started_s = static_cast<double>(live.start_time);
+  job.resizes = live.resizes;
+  if (live.end_time > 0) {
+    job.expected_end_s = static_cast<double>(live.end_time);  // work = time left x speed
+  } else {
+    job.expected_end_s = kNever;
+    job.remaining_work = kNoLimitWork;  // the same for every such job, whatever its size
+  }
+  return job;
+}
 
 }  // namespace
 
@@ -22,23 +91,42 @@ PolicyOptions LivePolicyOptions(const LiveOptions& options) {
   p.resize_cost_s = options.resize_cost_s;
   p.min_resize_interval_s = options.min_resize_interval_s;
   p.reconfigure_threshold = options.reconfig_penalty;
-  p.reference_devices_per_node = 1;  // a job's requested size is in nodes
-  p.elastic_mixed_types = false;     // one "device type" live: the node
-  p.preempt_best_effort = false;     // no requeue path in elasticd (live_policy.h)
+  // Only guaranteed jobs' SLA reads this, and every live job is best-effort.
+  p.reference_devices_per_node = 1;
+  p.elastic_mixed_types = false;  // one "device type" live: the node
+  p.preempt_best_effort = false;  // no requeue path in elasticd (live_policy.h)
   return p;
+}
+
+std::vector<double> DeviceSpeedups(const std::vector<double>& speed_curve, int devices_per_node) {
+  std::vector<double> speedups;
+  if (speed_curve.empty() || !(speed_curve.front() > 0)) return speedups;
+  const int d = std::max(devices_per_node, 1);
+  const double first = speed_curve.front();
+  // Bounded so a long curve on many-GPU nodes stays small; the speedup is flat past the end.
+  constexpr std::size_t kMaxPoints = std::size_t{1} << 16;
+  for (std::size_t n = 0; n < speed_curve.size() && speedups.size() < kMaxPoints; ++n) {
+    const double below = n == 0 ? 0.0 : speed_curve[n - 1];  // n whole nodes
+    for (int r = 1; r <= d; ++r) {  // n nodes and r devices of the next one
+      // The whole node's point exactly (so d = 1 gives curve[n] / curve[0] to the last bit).
+      const double rate = r == d ? speed_curve[n] : below + (speed_curve[n] - below) * r / d;
+      speedups.push_back(d * rate / first);
+    }
+  }
+  return speedups;
 }
 
 PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& options) {
   PolicyInput input;
-  std::map<std::string, int> index;
+  NodeIndex index;
   auto add = [&](const LiveNode& node, bool free) {
     if (index.contains(node.name)) return;
     NodeState n;
     n.name = node.name;
     n.device_type = kNodeType;
     n.capability = 1.0;
-    n.devices = 1;
-    n.free_devices = free ? 1 : 0;
+    n.devices = std::max(node.devices, 1);
+    n.free_devices = free ? n.devices : 0;
     n.cpus = node.cpus;
     n.free_cpus = free ? node.cpus : 0;
     index[node.name] = static_cast<int>(input.cluster.nodes.size());
@@ -47,40 +135,7 @@ PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& opt
   for (const LiveNode& node : partition.held) add(node, false);
   for (const LiveNode& node : partition.free) add(node, true);
   for (const LiveJob& live : partition.jobs) {
-    JobState job;
-    job.id = std::to_string(live.job_id);
-    const int current = static_cast<int>(live.nodes.size());
-    job.elastic = live.may_resize;
-    job.min_devices = live.may_resize ? std::min(live.min_nodes, current) : current;
-    job.max_devices = live.may_resize ? std::max(live.max_nodes, current) : current;
-    job.requested_devices = current;
-    job.cpus_per_device = 0;  // the whole node is the job's: CPUs never constrain live
-    job.min_cpus_per_device = 0;
-    job.submit_time_s = static_cast<double>(live.start_time);
-    job.sla_class = SlaClass::kBestEffort;
-    job.profile.ests = std::max(live.ests, 1);
-    job.profile.comm_ratio = options.comm_ratio;
-    if (!live.speed_curve.empty() && live.speed_curve.front() > 0) {
-      for (double rate : live.speed_curve) {
-        job.profile.measured_speedup.push_back(rate / live.speed_curve.front());
-      }
-    }
-    for (const std::string& name : live.nodes) {
-      auto it = index.find(name);
-      if (it != index.end()) job.allocation.push_back({it->second, 1});
-    }
-    std::sort(job.allocation.begin(), job.allocation.end(),
-              [](const Slice& a, const Slice& b) { return a.node < b.node; });
-    job.last_resize_s = live.last_resize > 0 ? static_cast<double>(live.last_resize) : -kNever;
-    job.started_s = static_cast<double>(live.start_time);
-    job.resizes = live.resizes;
-    if (live.end_time > 0) {
-      job.expected_end_s = static_cast<double>(live.end_time);  // work = time left x speed
-    } else {
-      job.expected_end_s = kNever;
-      job.remaining_work = kNoLimitWork;  // the same for every such job, whatever its size
-    }
-    input.jobs.push_back(std::move(job));
+    input.jobs.push_back(ToJobState(live, input.cluster, index, options));
   }
   return input;
 }

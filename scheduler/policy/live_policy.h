@@ -4,19 +4,22 @@
 // (resize_decision.h: waiting jobs' claims, planned and reserved nodes) leaves. Pure: no Slurm,
 // clocks or I/O; resize_decision.cc drives it, tests drive it directly.
 //
-// Live model (design.md §3: one agent per node):
-//  - A node is the allocation unit: every node becomes a NodeState of device type "node"
-//    (capability 1) with one device; its CPUs come from the Slurm view, host memory is not
-//    modelled (0: the whole node is the job's). Nodes the partition's jobs hold are in the
-//    cluster with no free device; nodes free for growth (idle, unclaimed, not planned for a
-//    pending job, not reserved) have one free device. No other node is shown to the policy, so
-//    no decision can grow into a planned or reserved node.
+// Live model (design.md §3; one training rank per device):
+//  - A node is the allocation unit and holds `devices` devices (its GPUs, 1 on a CPU node):
+//    every node becomes a NodeState of device type "node" (capability 1) with that many devices;
+//    its CPUs come from the Slurm view, host memory is not modelled (0: the whole node is the
+//    job's). Nodes the partition's jobs hold are in the cluster with no free device; nodes free
+//    for growth (idle, unclaimed, not planned for a pending job, not reserved) have all their
+//    devices free. No other node is shown to the policy, so no decision can grow into a planned
+//    or reserved node.
 //  - Every running, registered elastic job not busy with an order becomes a best-effort elastic
-//    JobState: min/max from its bounds record, profile {ests, comm_ratio} (the same speedup
-//    curve the decision's greedy rule uses, EasyScale Eq. 1 with one worker per node), its start
+//    JobState holding every device of its nodes: min/max from its bounds record in nodes times
+//    its devices per node (its devices over its nodes, rounded up), profile {ests, comm_ratio}
+//    (the same speedup curve the decision's greedy rule uses, EasyScale Eq. 1 with one worker per
+//    device), or its speed curve (per node count) read as per device (see LiveJob), its start
 //    time as submit and start time, its Slurm end time (start + time limit) as expected end, so
 //    its remaining work is time left x current speed; a job without a time limit has no end and
-//    a year of one node's work left (the same for all such jobs).
+//    a year of one device's work left (the same for all such jobs).
 //    A job that may not be resized now (minimum interval since its last resize, or Rubick §5.3's
 //    penalty (T - N*delta)/T < threshold) is shown rigid at its current size: it holds its nodes
 //    and neither grows nor is shrunk for another job's benefit.
@@ -24,7 +27,10 @@
 //    kStart decisions arise, guaranteed jobs have no quota live (they run best-effort, Rubick
 //    §3), and preemption is off (PolicyOptions::preempt_best_effort = false; elasticd has no
 //    requeue path).
-// Decisions back to node changes (ToLiveChanges): a kResize to a larger allocation adds only
+// Decisions back to node changes (ToLiveChanges), whole nodes only: a node where the decision
+// leaves the job any device is the job's, one where it leaves none is released. On a cluster of
+// one-device nodes (CPUs) this is the node-for-device model exactly. A kResize to a larger
+// allocation adds only
 // the nodes the policy picked that are free for growth now (a node another job gives up in the
 // same round is not free until its shrink is carried out: that part of the growth waits for a
 // later cycle); a kResize to a smaller one releases the nodes the policy dropped, never the batch
@@ -56,14 +62,17 @@ struct LiveJob {
   int resizes = 0;
   bool may_resize = true;  // false: held at its size this cycle (interval / penalty)
   // Samples/s at 1, 2, ... nodes (Rubick §5.2's sensitivity curve from the job's performance
-  // model); when given, the policy's speedup at n nodes is curve[n-1] / curve[0] (flat past the
-  // end) instead of EasyScale's Eq. 1 with profile {ests, comm_ratio}.
+  // model); when given, the policy's speedup at n nodes of d devices each is d x curve[n-1] /
+  // curve[0] (one device of a node as fast as 1/d of it), linear between whole nodes, flat past
+  // the end, instead of EasyScale's Eq. 1 with profile {ests, comm_ratio}. With d = 1 (CPU
+  // nodes) that is curve[n-1] / curve[0].
   std::vector<double> speed_curve;
 };
 
 struct LiveNode {
   std::string name;
   int cpus = 0;
+  int devices = 1;  // GPUs, 1 on a CPU node (policy::SlurmNode::devices)
 };
 
 // One partition's step 2: its jobs, the nodes they hold and the nodes free for growth.
@@ -81,7 +90,8 @@ struct LiveOptions {
   double comm_ratio = 0.02;
 };
 
-// The PolicyOptions elasticd runs its policy with (preemption off, one device per node).
+// The PolicyOptions elasticd runs its policy with (preemption off; no SLA reference node size:
+// every live job is best-effort).
 PolicyOptions LivePolicyOptions(const LiveOptions& options);
 
 struct PolicyInput {
@@ -90,6 +100,11 @@ struct PolicyInput {
 };
 
 PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& options);
+
+// A node-count speed curve as per-device speedups for nodes of `devices_per_node` devices (see
+// LiveJob::speed_curve); empty for an empty curve or one whose first point is not positive; cut
+// off after whole nodes past 65,536 points (flat past the end, as Speedup reads it).
+std::vector<double> DeviceSpeedups(const std::vector<double>& speed_curve, int devices_per_node);
 
 // A job's node change: a pure grow or a pure shrink.
 struct LiveChange {

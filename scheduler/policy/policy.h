@@ -2,9 +2,10 @@
 // elastic-sim replays traces through Decide directly. elasticd runs MakePolicy([scheduler]
 // policy) every cycle through the pure live adapter (live_policy.h, driven by resize_decision.h):
 // after making room for the jobs Slurm has waiting, the policy decides which running elastic
-// jobs grow or shrink among the nodes Slurm's plan leaves, one node as one device; its kResize
-// decisions become resize orders (kStart does not arise live: Slurm starts jobs; kPreempt is
-// off live: PolicyOptions::preempt_best_effort = false, elasticd has no requeue path).
+// jobs grow or shrink among the nodes Slurm's plan leaves, each node with its devices (GPUs, 1 on
+// a CPU node) and resized whole; its kResize decisions become resize orders (kStart does not
+// arise live: Slurm starts jobs; kPreempt is off live: PolicyOptions::preempt_best_effort =
+// false, elasticd has no requeue path).
 //
 // A policy is a pure function of (cluster state, jobs, now): it returns decisions (start a job on
 // these devices, resize a running job to this allocation, each with a reason) and the

@@ -75,9 +75,18 @@ std::map<std::string, PartitionPool> Pools(const SlurmView& view,
   return pools;
 }
 
-double Gain(const Candidate& c, int from, int to, double comm) {
-  return (NodeSpeedup(c.job->ests, to, comm) - NodeSpeedup(c.job->ests, from, comm)) /
-         (to - from);
+// A job's size as the speedup model reads it: its nodes and the devices on them.
+struct Size {
+  int nodes = 0;
+  int devices = 0;
+};
+
+// Speedup gained per node going from `from` to `to` (a loss when `to` is smaller), priced on
+// the devices those nodes hold: the resource moved is whole nodes, the speed is the devices'.
+double Gain(const Candidate& c, Size from, Size to, double comm) {
+  return (DeviceSpeedup(c.job->ests, to.devices, to.nodes, comm) -
+          DeviceSpeedup(c.job->ests, from.devices, from.nodes, comm)) /
+         (to.nodes - from.nodes);
 }
 
 // Nodes `c` can release, best first: those the waiting job was planned on, then by name from
@@ -108,10 +117,15 @@ LiveOptions LiveOptionsFrom(const ResizeDecisionOptions& options) {
 }
 
 double NodeSpeedup(int ests, int nodes, double comm_ratio) {
+  return DeviceSpeedup(ests, nodes, nodes, comm_ratio);
+}
+
+double DeviceSpeedup(int ests, int devices, int nodes, double comm_ratio) {
+  if (devices <= 0 || nodes <= 0) return 0.0;
   model::JobProfile profile;
   profile.ests = ests;
   profile.comm_ratio = comm_ratio;
-  return model::CompactSpeedup(profile, nodes, 1);
+  return model::Speedup(profile, model::Shape{{{1.0, devices}}, nodes});
 }
 
 namespace {
@@ -121,6 +135,7 @@ class Decider {
   Decider(const SlurmView& view, const std::vector<ElasticJob>& jobs,
           const ResizeDecisionOptions& options, const Policy* policy)
       : view_(view), options_(options), policy_(policy), pools_(Pools(view, jobs, options)) {
+    for (const SlurmNode& node : view.nodes) devices_[node.name] = std::max(node.devices, 1);
     std::map<std::uint32_t, const SlurmJob*> by_id;
     for (const SlurmJob& job : view.jobs) by_id[job.job_id] = &job;
     for (const ElasticJob& job : jobs) {
@@ -160,6 +175,19 @@ class Decider {
     return out;
   }
 
+  // Devices on a node; a node the view does not list counts as one (as in the node-for-device
+  // model this extends).
+  int Devices(const std::string& node) const {
+    auto it = devices_.find(node);
+    return it == devices_.end() ? 1 : it->second;
+  }
+
+  Size SizeOf(const NodeSet& nodes) const {
+    Size size{static_cast<int>(nodes.size()), 0};
+    for (const std::string& n : nodes) size.devices += Devices(n);
+    return size;
+  }
+
   void Claim(PartitionPool& pool, const NodeSet& nodes) {
     for (const std::string& n : nodes) {
       pool.idle.erase(n);
@@ -189,11 +217,11 @@ class Decider {
     struct Offer { Candidate* c; std::string node; double loss; };
     std::vector<Offer> offers;
     for (Candidate* c : InPartition(waiting.partition, false)) {
-      std::vector<std::string> nodes = Releasable(*c, waiting);
-      const int k = static_cast<int>(c->nodes.size());
-      for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const int from = k - static_cast<int>(i), to = from - 1;
-        offers.push_back({c, nodes[i], Gain(*c, to, from, options_.comm_ratio)});
+      Size from = SizeOf(c->nodes);
+      for (const std::string& node : Releasable(*c, waiting)) {
+        const Size to{from.nodes - 1, from.devices - Devices(node)};
+        offers.push_back({c, node, Gain(*c, to, from, options_.comm_ratio)});
+        from = to;
       }
     }
     if (idle + static_cast<int>(offers.size()) < need) return;  // cannot start even so
@@ -252,11 +280,15 @@ class Decider {
       int best_to = 0;
       double best_gain = 1e-9;
       for (Candidate* c : growers) {
-        const int k = static_cast<int>(c->nodes.size());
-        const int limit = std::min<int>(c->job->max_nodes, k + static_cast<int>(free.size() - next));
-        for (int to = k + 1; to <= limit; ++to) {
-          const double gain = Gain(*c, k, to, options_.comm_ratio);
-          if (gain > best_gain) best = c, best_to = to, best_gain = gain;
+        const Size now = SizeOf(c->nodes);
+        const int limit =
+            std::min<int>(c->job->max_nodes, now.nodes + static_cast<int>(free.size() - next));
+        Size to = now;  // grows onto free[next], free[next + 1], ... in that order
+        while (to.nodes < limit) {
+          to.devices += Devices(free[next + static_cast<std::size_t>(to.nodes - now.nodes)]);
+          ++to.nodes;
+          const double gain = Gain(*c, now, to, options_.comm_ratio);
+          if (gain > best_gain) best = c, best_to = to.nodes, best_gain = gain;
         }
       }
       if (!best) break;
@@ -276,7 +308,9 @@ class Decider {
     LivePartition live;
     live.now = view_.now;
     for (const std::string& n : pool.idle) {
-      if (!pool.no_grow.contains(n) && !granted_.contains(n)) live.free.push_back({n, cpus[n]});
+      if (!pool.no_grow.contains(n) && !granted_.contains(n)) {
+        live.free.push_back({n, cpus[n], Devices(n)});
+      }
     }
     std::map<std::uint32_t, Candidate*> by_id;
     for (Candidate* c : InPartition(partition, false)) {
@@ -301,7 +335,7 @@ class Decider {
       if (!job.may_resize && could_grow && !live.free.empty()) {
         held_.push_back({c->job->job_id, "grow held back: " + why});
       }
-      for (const std::string& n : c->nodes) live.held.push_back({n, cpus[n]});
+      for (const std::string& n : c->nodes) live.held.push_back({n, cpus[n], Devices(n)});
       by_id[job.job_id] = c;
       live.jobs.push_back(std::move(job));
     }
@@ -341,8 +375,9 @@ class Decider {
   const ResizeDecisionOptions& options_;
   const Policy* policy_;
   std::map<std::string, PartitionPool> pools_;
-  NodeSet granted_;                  // grown into this cycle (policy path)
-  std::set<std::uint32_t> policed_;  // jobs the policy has seen this cycle
+  std::map<std::string, int> devices_;  // per node, from the view
+  NodeSet granted_;                     // grown into this cycle (policy path)
+  std::set<std::uint32_t> policed_;     // jobs the policy has seen this cycle
   std::vector<Candidate> candidates_;
   std::map<std::uint32_t, NodeSet> original_;
   std::map<std::uint32_t, std::string> reasons_;

@@ -8,7 +8,8 @@
 //  1. Waiting jobs in Slurm's priority order (pending with reason Resources or Priority): a job
 //     whose minimum fits the idle nodes left claims them (Slurm starts it on its next pass; nobody
 //     grows into them). Otherwise, if idle nodes plus the elastic jobs' nodes above their MIN
-//     cover it, those elastic jobs shrink — least loss of speedup per released node first, never
+//     cover it, those elastic jobs shrink — least loss of speedup per released node first (the
+//     speedup of the devices the job keeps: SlurmNode::devices, GPUs or 1 on a CPU node), never
 //     below MIN, never the batch host, preferring nodes of the waiting job's planned set
 //     (`sched_nodes`) — and the freed nodes are claimed for it. Giving back is never held up by
 //     the job's own resize interval or penalty budget: it serves someone else's planned start.
@@ -17,18 +18,20 @@
 //     job's planned start (`sched_nodes`) and no reservation active within
 //     `reservation_horizon_s` covers. elasticd (DecideResizes with a Policy) hands them to its
 //     configured scheduling Policy — the same MakePolicy objects elastic-sim replays traces with
-//     — through the pure adapter in live_policy.h (one node = one device; jobs the interval or
-//     the penalty rule hold are shown rigid; pending jobs are not shown; no preemption), and
+//     — through the pure adapter in live_policy.h (each node with its devices, resized whole;
+//     jobs the interval or the penalty rule hold are shown rigid; pending jobs are not shown; no
+//     preemption), and
 //     turns its kResize decisions back into pure grow / shrink orders: easyscale grows by the
 //     largest speedup gain per added node (EasyScale §3.5, sizes 1, 2, 4, ... up to E, never
 //     shrinks); rubick grows by slope and may shrink the lowest-slope job above its MIN for a
 //     steeper one (Rubick Algorithm 1, §5.2-5.3); elastic as rubick, slopes ranked per unit of
 //     remaining work (Slurm's time limit; none: a year). Without a Policy (the 3-argument
 //     DecideResizes: benchmarks, tests) step 2 is the original greedy rule: EasyScale's §3.5
-//     greedy with every size up to what is free proposed (non-divisor sizes of E that bring no
-//     speedup are skipped). Either way a resize also needs the minimum interval since the
-//     job's last resize and Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time
-//     since start, N = resizes including this one, delta = resize cost).
+//     greedy with every size up to what is free proposed, its gain the speedup of the devices
+//     on those nodes per node added (non-divisor sizes of E that bring no speedup are skipped).
+//     Either way a resize also needs the minimum interval since the job's last resize and
+//     Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time since start, N =
+//     resizes including this one, delta = resize cost).
 // Jobs with an order in flight take no part. Thread-safety: pure function of its arguments.
 #pragma once
 
@@ -41,7 +44,8 @@
 
 namespace elastic::policy {
 
-// An elastic job as elasticd's registry knows it (sizes in nodes, one agent per node).
+// An elastic job as elasticd's registry knows it (sizes in nodes; its devices are those of its
+// nodes in the SlurmView, one training rank each).
 struct ElasticJob {
   std::uint32_t job_id = 0;
   int min_nodes = 1;
@@ -102,8 +106,12 @@ LiveOptions LiveOptionsFrom(const ResizeDecisionOptions& options);
 ResizeDecision DecideResizes(const SlurmView& view, const std::vector<ElasticJob>& jobs,
                              const ResizeDecisionOptions& options, const Policy& policy);
 
-// Speedup of an E-EST job on `nodes` nodes (EasyScale Eq. 1 with one worker per node, plus the
-// ring all-reduce term of the throughput model); the greedy grow ranks gains of this.
+// Speedup of an E-EST job with `devices` devices on `nodes` nodes (EasyScale Eq. 1 with one
+// worker per device, plus the ring all-reduce term of the throughput model, inter-node once it
+// spans nodes); the greedy grow ranks gains of this per node added, step 1 losses per node
+// released. 0 for no devices or nodes.
+double DeviceSpeedup(int ests, int devices, int nodes, double comm_ratio);
+// DeviceSpeedup on one-device (CPU) nodes: `nodes` devices on `nodes` nodes.
 double NodeSpeedup(int ests, int nodes, double comm_ratio);
 
 }  // namespace elastic::policy

@@ -17,6 +17,9 @@ struct SlurmNode {
   std::vector<std::string> partitions;
   int cpus = 0;
   int alloc_cpus = 0;
+  // Devices the node offers a job, one training rank each: its GPUs (from its gres), 1 on a node
+  // without GPUs. Resizes move whole nodes; policies weigh jobs by the devices they hold.
+  int devices = 1;
   // Usable for new work: IDLE or MIXED, and not DRAIN/DOWN/FAIL/MAINT/POWERED_DOWN/
   // NOT_RESPONDING/COMPLETING (a completing node is still cleaning up after a job).
   bool available = false;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "scheduler/slurm/gres.h"
+
 // Exported by libslurm but declared only in Slurm's internal slurm_protocol_defs.h; returns a
 // static string (never freed).
 extern "C" char* slurm_job_reason_string(enum job_state_reason inx);
@@ -98,6 +100,7 @@ policy::SlurmNode ToNode(const node_info_t& node, int alloc_cpus) {
   out.partitions = SplitCommaList(node.partitions);
   out.cpus = node.cpus;
   out.alloc_cpus = alloc_cpus;
+  out.devices = NodeDevices(node.gres);
   out.available = NodeStateAvailable(node.node_state, node.cpus, alloc_cpus);
   return out;
 }

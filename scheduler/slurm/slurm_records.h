@@ -37,7 +37,8 @@ std::string ReasonName(std::uint16_t state_reason);
 // Whether a pending job with this reason is waiting for nodes (the only ones a grow can delay).
 bool WaitsForNodes(const policy::SlurmJob& job);
 
-// `alloc_cpus` comes from the node's select plugin data (slurm_get_select_nodeinfo).
+// `alloc_cpus` comes from the node's select plugin data (slurm_get_select_nodeinfo); devices
+// from the node's gres (gres.h: its GPUs, else 1).
 policy::SlurmNode ToNode(const node_info_t& node, int alloc_cpus);
 policy::SlurmJob ToJob(const slurm_job_info_t& job);
 // `all_nodes` replaces a node list of "ALL".

@@ -19,8 +19,9 @@ std::string FmnistJobText(const FmnistJob& job) {
   std::string text =
       "[model]\nname = \"fmnist_cnn\"\n"
       "[data]\npath = \"/usr/share/datasets/fashion-mnist\"\n"
-      "[train]\nests = " +
-      std::to_string(job.ests) + "\nglobal_batch = " + std::to_string(job.global_batch) +
+      "[train]\n" +
+      (job.ests > 0 ? "ests = " + std::to_string(job.ests) + "\n" : std::string()) +
+      "global_batch = " + std::to_string(job.global_batch) +
       "\nlr = 0.05\nmomentum = 0.9\nseed = " + std::to_string(job.seed) +
       "\nsteps = " + std::to_string(job.steps) + "\n";
   if (!job.determinism.empty()) text += "determinism = \"" + job.determinism + "\"\n";

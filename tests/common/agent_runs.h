@@ -16,7 +16,7 @@ std::string AgentPath();
 
 // A Fashion-MNIST CNN job for the agent tests (lr 0.05, momentum 0.9, one intra-op thread).
 struct FmnistJob {
-  int ests = 1;
+  int ests = 1;  // 0: no train.ests line (`elastic-agent run` then picks the default)
   int global_batch = 64;
   int seed = 1;
   int steps = 1;

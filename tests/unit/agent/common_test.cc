@@ -5,17 +5,12 @@
 
 #include "common/env.h"
 #include "agent/common/sha256.h"
+#include "tests/common/fake_env.h"
 
 namespace elastic::agent {
 namespace {
 
-EnvLookup FakeEnv(std::map<std::string, std::string> values) {
-  return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
-    auto it = values.find(std::string(name));
-    if (it == values.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using testing::FakeEnv;
 
 TEST(IsPrimaryRank, FollowsOpenMpiThenSlurm) {
   EXPECT_TRUE(IsPrimaryRank(FakeEnv({})));

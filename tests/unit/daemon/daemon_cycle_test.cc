@@ -16,9 +16,9 @@ namespace {
 
 constexpr uid_t kOwner = 1001;
 
-// Slurm's view at `now`: nodes n1..n4 of partition main, job 11 of kOwner running on `nodes`
-// with the job_submit.lua record for bounds 1-4.
-policy::SlurmView View(std::int64_t now, std::vector<std::string> nodes) {
+// Slurm's view at `now`: nodes n1..n4 of partition main (`devices` GPUs each, 1 = CPU nodes),
+// job 11 of kOwner running on `nodes` with the job_submit.lua record for bounds 1-4.
+policy::SlurmView View(std::int64_t now, std::vector<std::string> nodes, int devices = 1) {
   policy::SlurmView view;
   view.now = now;
   for (const char* name : {"n1", "n2", "n3", "n4"}) {
@@ -26,6 +26,7 @@ policy::SlurmView View(std::int64_t now, std::vector<std::string> nodes) {
     node.name = name;
     node.partitions = {"main"};
     node.cpus = 8;
+    node.devices = devices;
     node.alloc_cpus = std::find(nodes.begin(), nodes.end(), name) != nodes.end() ? 8 : 0;
     node.available = true;
     view.nodes.push_back(node);
@@ -190,6 +191,32 @@ TEST(DaemonCycle, SupervisorTextNeverReachesAdminComment) {
             std::make_pair(std::uint32_t{11},
                            std::string("elastic:est=8,nodes=1/1-4,plan=dp,gen=3,class=gold,"
                                        "last=0")));
+}
+
+// Devices per node reach AdminComment: a job on two 2-GPU nodes shows ",devices=4" at the end,
+// rewritten only when the count changes; on CPU nodes the text has no devices= field.
+TEST(DaemonCycle, AdminCommentCountsTheJobsDevicesOnGpuNodes) {
+  DaemonState state;
+  const policy::SlurmView gpus = View(1'000, {"n1", "n2"}, 2);
+  ASSERT_TRUE(Call(state, 1'000,
+                   {{"op", "register"}, {"job_id", 11}, {"ests", 8}, {"plan", "dp"}}, gpus)["ok"]);
+  CycleResult result = RunCycle(state, gpus, Observe());
+  EXPECT_EQ(state.jobs[0].devices, 4);
+  ASSERT_EQ(result.admin_comments.size(), 1u);
+  EXPECT_EQ(result.admin_comments[0].second,
+            "elastic:est=8,nodes=2/1-4,plan=dp,gen=1,class=best-effort,last=0,devices=4");
+  EXPECT_TRUE(RunCycle(state, View(1'001, {"n1", "n2"}, 2), Observe()).admin_comments.empty());
+  // The same nodes now read as 4-GPU nodes (a gres change): rewritten with 8.
+  result = RunCycle(state, View(1'002, {"n1", "n2"}, 4), Observe());
+  ASSERT_EQ(result.admin_comments.size(), 1u);
+  EXPECT_EQ(result.admin_comments[0].second.substr(result.admin_comments[0].second.rfind(',')),
+            ",devices=8");
+  // CPU nodes: the field goes, and the text is the one-device text exactly.
+  result = RunCycle(state, View(1'003, {"n1", "n2"}), Observe());
+  EXPECT_EQ(state.jobs[0].devices, 2);
+  ASSERT_EQ(result.admin_comments.size(), 1u);
+  EXPECT_EQ(result.admin_comments[0].second,
+            "elastic:est=8,nodes=2/1-4,plan=dp,gen=1,class=best-effort,last=0");
 }
 
 }  // namespace

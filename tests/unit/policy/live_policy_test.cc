@@ -14,6 +14,7 @@
 
 #include "scheduler/policy/policy.h"
 #include "scheduler/policy/resize_decision.h"
+#include "tests/unit/policy/test_cluster.h"
 
 namespace elastic::policy {
 namespace {
@@ -52,7 +53,7 @@ class LivePolicyTest : public ::testing::Test {
     for (const LiveJob& job : partition_.jobs) held.insert(job.nodes.begin(), job.nodes.end());
     for (int i = 1; i <= count; ++i) {
       const std::string name = "n" + std::to_string(i);
-      (held.contains(name) ? partition_.held : partition_.free).push_back({name, 8});
+      (held.contains(name) ? partition_.held : partition_.free).push_back({name, 8, devices_});
     }
     return DecideLive(*Make(policy), partition_, LiveOptions{});
   }
@@ -65,6 +66,7 @@ class LivePolicyTest : public ::testing::Test {
   }
 
   LivePartition partition_;
+  int devices_ = 1;  // per node of n1..n<count> in Decide (1 = CPU nodes)
 };
 
 using Nodes = std::vector<std::string>;
@@ -109,6 +111,45 @@ TEST_F(LivePolicyTest, EveryResizingPolicyGrowsUpToTheEstsOnly) {
     ASSERT_EQ(changes.size(), 1u) << name;
     EXPECT_EQ(changes[0].target, (Nodes{"n1", "n2", "n3", "n4"})) << name;
     EXPECT_EQ(changes[0].reason.rfind(std::string(name) + ":", 0), 0u) << changes[0].reason;
+  }
+}
+
+// GPU nodes: each node shows its devices, a job holds every device of its nodes, its MIN/MAX
+// scale by its devices per node, and its per-node speed curve reads per device (linear within a
+// node). A job on two 2-GPU nodes holds 4 devices.
+TEST_F(LivePolicyTest, ToPolicyInputShowsEachNodesDevices) {
+  Job(7, {"n1", "n2"}, 1, 4, 8).speed_curve = {100, 180};
+  partition_.now = kNow;
+  partition_.held = {{"n1", 8, 2}, {"n2", 8, 2}};
+  partition_.free = {{"n3", 8, 2}, {"n4", 8, 0}};  // 0: odd input, read as one device
+  const PolicyInput input = ToPolicyInput(partition_, LiveOptions{});
+  ASSERT_EQ(input.cluster.nodes.size(), 4u);
+  EXPECT_EQ(input.cluster.nodes[0].devices, 2);
+  EXPECT_EQ(input.cluster.nodes[0].free_devices, 0);
+  EXPECT_EQ(input.cluster.nodes[2].free_devices, 2);
+  EXPECT_EQ(input.cluster.nodes[3].free_devices, 1);
+  ASSERT_EQ(input.jobs.size(), 1u);
+  EXPECT_EQ(input.jobs[0].allocation, (Allocation{{0, 2}, {1, 2}}));
+  EXPECT_EQ(DeviceCount(input.jobs[0].allocation), 4);
+  EXPECT_EQ(input.jobs[0].requested_devices, 4);
+  EXPECT_EQ(input.jobs[0].min_devices, 2);
+  EXPECT_EQ(input.jobs[0].max_devices, 8);
+  EXPECT_EQ(input.jobs[0].profile.measured_speedup, (std::vector<double>{1.0, 2.0, 2.8, 3.6}));
+  // One device per node: the curve over its first point, as before devices were counted.
+  EXPECT_EQ(DeviceSpeedups({100, 180}, 1), (std::vector<double>{1.0, 1.8}));
+  EXPECT_TRUE(DeviceSpeedups({0, 180}, 2).empty());
+}
+
+// With 2 GPUs per node a 4-EST job's 4 workers fit on 2 nodes: every resizing policy grows it
+// to 2 nodes where, on CPU nodes, it grows to 4 (EveryResizingPolicyGrowsUpToTheEstsOnly).
+TEST_F(LivePolicyTest, TwoGpusPerNodeHalveTheNodesAJobGrowsTo) {
+  devices_ = 2;
+  for (const char* name : {"easyscale", "rubick", "elastic"}) {
+    partition_.jobs.clear();
+    Job(1, {"n1"}, 1, 8, /*ests=*/4);
+    const std::vector<LiveChange> changes = Decide(name, 6);
+    ASSERT_EQ(changes.size(), 1u) << name;
+    EXPECT_EQ(changes[0].target, (Nodes{"n1", "n2"})) << name;
   }
 }
 
@@ -247,48 +288,10 @@ TEST_F(LivePolicyTest, ConversionKeepsBatchHostMinAndFreeNodesOnly) {
 // nodes.
 class DecisionWithPolicy : public ::testing::TestWithParam<const char*> {};
 
-SlurmView SixNodes() {
-  SlurmView view;
-  view.now = kNow;
-  for (int i = 1; i <= 6; ++i) {
-    SlurmNode node;
-    node.name = "n" + std::to_string(i);
-    node.partitions = {"main"};
-    node.cpus = 4;
-    node.available = true;
-    view.nodes.push_back(node);
-  }
-  return view;
-}
-
-SlurmJob RunningOn(std::uint32_t id, std::vector<std::string> nodes, SlurmView& view) {
-  for (SlurmNode& n : view.nodes) {
-    if (std::find(nodes.begin(), nodes.end(), n.name) != nodes.end()) n.alloc_cpus = n.cpus;
-  }
-  SlurmJob job;
-  job.job_id = id;
-  job.partition = "main";
-  job.state = SlurmJobState::kRunning;
-  job.nodes = nodes;
-  job.batch_host = nodes.front();
-  job.min_nodes = static_cast<int>(nodes.size());
-  job.start_time = kNow - 3600;
-  return job;
-}
-
-ElasticJob Registered(std::uint32_t id, int min, int max) {
-  ElasticJob job;
-  job.job_id = id;
-  job.min_nodes = min;
-  job.max_nodes = max;
-  job.ests = 8;
-  return job;
-}
-
 TEST_P(DecisionWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNodes) {
   const auto policy = Make(GetParam());
   {  // job 1 on n1-n4 (min 1), n5 n6 idle; job 2 waits for 4 nodes planned on n3-n6.
-    SlurmView view = SixNodes();
+    SlurmView view = TestCluster(6, kNow);
     view.jobs.push_back(RunningOn(1, {"n1", "n2", "n3", "n4"}, view));
     SlurmJob waiting;
     waiting.job_id = 2;
@@ -305,7 +308,7 @@ TEST_P(DecisionWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNode
     EXPECT_EQ(decision.proposals[0].changed_nodes, (Nodes{"n3", "n4"}));
   }
   {  // job 1 on n1; n2 planned for a pending job, n3 reserved in 10 minutes: grows onto n4-n6.
-    SlurmView view = SixNodes();
+    SlurmView view = TestCluster(6, kNow);
     view.jobs.push_back(RunningOn(1, {"n1"}, view));
     SlurmJob pending;
     pending.job_id = 2;
@@ -325,6 +328,23 @@ TEST_P(DecisionWithPolicy, StepOneIsTheSameAndGrowthAvoidsPlannedAndReservedNode
     ASSERT_EQ(decision.proposals.size(), 1u) << GetParam();
     EXPECT_EQ(decision.proposals[0].kind, ResizeKind::kGrow);
     EXPECT_EQ(decision.proposals[0].target_nodes, (Nodes{"n1", "n4", "n5", "n6"})) << GetParam();
+  }
+}
+
+// The resize decision reads the view's devices per node on both paths: with 2-GPU nodes a
+// 4-EST job grows onto one more node (4 devices), with CPU nodes onto all four.
+TEST_P(DecisionWithPolicy, GpuNodesCountTheirDevices) {
+  const auto policy = Make(GetParam());
+  for (int devices : {1, 2}) {
+    SlurmView view = TestCluster(4, kNow, 4, devices);
+    view.jobs.push_back(RunningOn(1, {"n1"}, view));
+    const ResizeDecision by_policy = DecideResizes(view, {Registered(1, 1, 8, 4)}, {}, *policy);
+    const ResizeDecision greedy = DecideResizes(view, {Registered(1, 1, 8, 4)}, {});
+    const Nodes want = devices == 1 ? Nodes{"n1", "n2", "n3", "n4"} : Nodes{"n1", "n2"};
+    ASSERT_EQ(by_policy.proposals.size(), 1u) << GetParam() << " " << devices;
+    EXPECT_EQ(by_policy.proposals[0].target_nodes, want) << GetParam() << " " << devices;
+    ASSERT_EQ(greedy.proposals.size(), 1u) << devices;
+    EXPECT_EQ(greedy.proposals[0].target_nodes, want) << devices;
   }
 }
 

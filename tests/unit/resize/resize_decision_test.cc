@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/policy/test_cluster.h"
+
 namespace elastic::policy {
 namespace {
 
@@ -13,15 +15,7 @@ constexpr std::int64_t kNow = 1'000'000;
 class ResizeDecisionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    view_.now = kNow;
-    for (int i = 1; i <= 4; ++i) {
-      SlurmNode node;
-      node.name = "n" + std::to_string(i);
-      node.partitions = {"main"};
-      node.cpus = 4;
-      node.available = true;
-      view_.nodes.push_back(node);
-    }
+    view_ = TestCluster(4, kNow);
     options_.min_resize_interval_s = 60;
     options_.resize_cost_s = 3;
   }
@@ -35,16 +29,7 @@ class ResizeDecisionTest : public ::testing::Test {
 
   // A running job on `nodes` (batch host the first), started an hour ago.
   void Running(std::uint32_t id, std::vector<std::string> nodes) {
-    for (const std::string& n : nodes) Node(n).alloc_cpus = 4;
-    SlurmJob job;
-    job.job_id = id;
-    job.partition = "main";
-    job.state = SlurmJobState::kRunning;
-    job.nodes = nodes;
-    job.batch_host = nodes.front();
-    job.min_nodes = static_cast<int>(nodes.size());
-    job.start_time = kNow - 3600;
-    view_.jobs.push_back(job);
+    view_.jobs.push_back(RunningOn(id, std::move(nodes), view_));
   }
 
   void Pending(std::uint32_t id, int nodes, std::string reason = "Resources",
@@ -61,12 +46,7 @@ class ResizeDecisionTest : public ::testing::Test {
   }
 
   ElasticJob& Elastic(std::uint32_t id, int min, int max, int ests = 8) {
-    ElasticJob job;
-    job.job_id = id;
-    job.min_nodes = min;
-    job.max_nodes = max;
-    job.ests = ests;
-    jobs_.push_back(job);
+    jobs_.push_back(Registered(id, min, max, ests));
     return jobs_.back();
   }
 
@@ -129,6 +109,27 @@ TEST_F(ResizeDecisionTest, ShrinksOnlyWhatIsMissingAndUsesIdleNodesFirst) {
   ResizeDecision decision = Decide();
   ASSERT_EQ(decision.proposals.size(), 1u);
   EXPECT_EQ(decision.proposals[0].to_nodes, 2);  // n4 idle + one released
+}
+
+// Step 1 prices a released node by the devices the job keeps: job 8 on two 4-GPU nodes loses
+// less going to one (8 -> 4 GPUs) than job 7 on two CPU nodes (2 -> 1 device), so job 8 gives
+// a node to the waiting job; with CPU nodes only the losses tie and the lower job id gives.
+TEST_F(ResizeDecisionTest, StepOneShrinksTheJobThatLosesLeastOnItsDevices) {
+  Running(7, {"n3", "n4"});
+  Elastic(7, 1, 4);
+  Running(8, {"n1", "n2"});
+  Elastic(8, 1, 4);
+  Pending(9, 1);
+  ResizeDecision cpus = Decide();
+  ASSERT_EQ(cpus.proposals.size(), 1u);
+  EXPECT_EQ(cpus.proposals[0].job_id, 7u);
+  Node("n1").devices = 4;
+  Node("n2").devices = 4;
+  ResizeDecision gpus = Decide();
+  ASSERT_EQ(gpus.proposals.size(), 1u);
+  EXPECT_EQ(gpus.proposals[0].job_id, 8u);
+  EXPECT_EQ(gpus.proposals[0].kind, ResizeKind::kShrink);
+  EXPECT_EQ(gpus.proposals[0].target_nodes, (std::vector<std::string>{"n1"}));
 }
 
 TEST_F(ResizeDecisionTest, NoShrinkWhenTheWaitingJobCannotStartAnyway) {

@@ -113,6 +113,19 @@ TEST(ToNode, CopiesNameCpusPartitionsAndAvailability) {
   EXPECT_TRUE(ToNode(node, 0).idle());
 }
 
+// A node's devices are its GPUs from the gres string; no gres (null) or no GPU gres is 1.
+TEST(ToNode, CountsTheGresGpusAsDevices) {
+  node_info_t node{};
+  node.name = const_cast<char*>("g1");
+  EXPECT_EQ(ToNode(node, 0).devices, 1);
+  node.gres = const_cast<char*>("gpu:a100:4(S:0-1),mps:400");
+  EXPECT_EQ(ToNode(node, 0).devices, 4);
+  node.gres = const_cast<char*>("mps:400");
+  EXPECT_EQ(ToNode(node, 0).devices, 1);
+  node.gres = const_cast<char*>("gpu:a100:4(S:0-1");
+  EXPECT_EQ(ToNode(node, 0).devices, 1);
+}
+
 TEST(ToJob, RunningJob) {
   slurm_job_info_t job{};
   job.job_id = 42;

@@ -8,20 +8,14 @@
 #include <map>
 
 #include "common/toml_reader.h"
+#include "tests/common/fake_env.h"
 #include "tests/common/temp_dir.h"
 
 namespace elastic::agent {
 namespace {
 
-using Env = std::map<std::string, std::string>;
-
-EnvLookup FakeEnv(Env values) {
-  return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
-    auto it = values.find(std::string(name));
-    if (it == values.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using testing::Env;
+using testing::FakeEnv;
 
 // Files by absolute path, as the supervisor would read them.
 using Files = std::map<std::string, std::string>;
