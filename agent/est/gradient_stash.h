@@ -70,6 +70,15 @@ class GradientStash {
   // Throws TrainingError when the gathered size is not ests x parameters (ranks disagree).
   void ExchangeSlots(Communicator& world, EstRange hosted);
 
+  // Collective; d1/d2 on W > 1 ranks with host slots: ExchangeSlots + ReduceMeanIntoGradients
+  // with 1/W of the bytes and adds per rank. Rank r receives every EST's floats
+  // [P*r/W, P*(r+1)/W) of the slot (an all-to-all that moves bytes; senders in rank order, hence
+  // ESTs in id order), folds them in EST order and divides by E — per element the same float
+  // operations on the same values, so the same bits — and the folded chunks are all-gathered
+  // into every rank's gradients (a reduce-scatter in EST order, then an all-gather: the bytes of
+  // a ring all-reduce instead of E slots). Throws TrainingError when ranks disagree on sizes.
+  void ReduceScatterMeanIntoGradients(Communicator& world, EstRange hosted);
+
   // d1/d2: replaces every parameter's gradient with the mean over all ESTs (the header's fold).
   // REQUIRES: every EST's slot is filled since the last reduction (Capture or ExchangeSlots).
   void ReduceMeanIntoGradients();
@@ -112,6 +121,8 @@ class GradientStash {
   // Folds `partials` (count flat vectors in slot layout, back to back) in order, divides by E and
   // installs the result as the parameters' gradients.
   void FoldIntoGradients(float* partials, std::int64_t count);
+  // The parameters' gradients from one flat vector in slot layout (numel_ floats).
+  void InstallGradients(const float* flat);
   // The device-slot counterparts (gradient_stash.cc, only with ELASTIC_HAVE_NCCL).
   void CaptureOnDevice(std::int64_t est_id);
   void ExchangeDeviceSlots(EstRange hosted);

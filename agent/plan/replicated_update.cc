@@ -18,9 +18,11 @@ class ReplicatedUpdate final : public ParameterUpdate {
       c_.stash.ReduceAccumulatedRankOrder(c_.world, c_.hosted);
     } else if (c_.fold_locally) {
       c_.stash.ReduceAccumulatedMean();  // W = 1: this rank folded all E ESTs in id order
-    } else {
-      c_.stash.ExchangeSlots(c_.world, c_.hosted);
+    } else if (c_.stash.device_slots()) {
+      c_.stash.ExchangeSlots(c_.world, c_.hosted);  // NCCL all-gather, the fold on the GPU
       c_.stash.ReduceMeanIntoGradients();
+    } else {
+      c_.stash.ReduceScatterMeanIntoGradients(c_.world, c_.hosted);
     }
     c_.optimizer.step();
   }
