@@ -12,6 +12,7 @@
 #include "agent/config/burst_plan_file.h"
 #include "agent/config/quoted.h"
 #include "agent/config/model_catalog.h"
+#include "common/byte_size.h"
 #include "common/toml_choice.h"
 #include "common/toml_reader.h"
 
@@ -128,6 +129,14 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
                {"cuda", ComputeDevice::kCuda}, t.device);
   if (auto v = reader.String("train.perf_model"); v && !v->empty()) {
     t.perf_model = ResolvePath(*v, base_dir);
+  }
+  if (auto v = reader.String("train.device_memory")) {
+    const std::optional<std::int64_t> bytes = ParseByteSize(*v);
+    if (!bytes) {
+      reader.Fail("train.device_memory",
+                  "invalid value \"" + *v + "\": expected " + std::string(kByteSizeForms));
+    }
+    t.device_memory = *bytes;
   }
   ReadOneOfTwo(reader, "train.scaling", {"est", Scaling::kEst}, {"linear", Scaling::kLinear},
                t.scaling);

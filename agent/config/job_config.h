@@ -126,6 +126,10 @@ struct JobConfig {
     // A fitted.json (perf/rubick/perf_json.h) the supervisor predicts plans with; empty =
     // its built-in model (agent/supervisor/default_perf_model.h). Absolute after loading.
     std::string perf_model;
+    // The memory budget of one rank's device in bytes (train.device_memory, "SIZE"); 0 = the
+    // device's own (CPU ranks: their share of the node's memory). The supervisor rules out plans
+    // whose estimate exceeds it (perf/rubick/agent_memory.h); the step itself does not read it.
+    std::int64_t device_memory = 0;
   } train;
   struct Checkpoint {
     std::string dir;                                          // empty = no checkpoints

@@ -26,6 +26,7 @@ class GenerationPlanner {
   GenerationPlanner(PlanInputs inputs, EnvLookup env, NoteFn note);
 
   const std::string& model_source() const { return inputs_.model_source; }
+  const std::string& budget_source() const { return inputs_.budget_source; }
 
   // The plan for generation `generation` on `nodes` nodes, logged and remembered for the polls;
   // returns the step's environment (empty: the step runs the job's own plan).

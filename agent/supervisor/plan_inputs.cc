@@ -10,7 +10,9 @@
 #include <limits>
 
 #include "agent/config/job_config.h"
+#include "agent/supervisor/gpu_memory.h"
 #include "agent/supervisor/job_shape.h"
+#include "common/byte_size.h"
 #include "perf/rubick/default_perf_model.h"
 #include "common/toml_reader.h"
 
@@ -67,6 +69,12 @@ PlanInputs ParsePlanInputs(
   r.cpu_threads = job.train.cpu_threads;
   r.requested = job.train.plan;
   r.determinism = job.train.determinism;
+  r.device_memory_bytes = static_cast<double>(job.train.device_memory);
+  in.budget_source = job.train.device_memory > 0
+                         ? FormatByteSize(r.device_memory_bytes) + " per rank (train.device_memory)"
+                         : "a CPU rank's share of SLURM_MEM_PER_NODE where set, else unchecked";
+  in.cuda = job.train.device == ComputeDevice::kCuda;
+  r.momentum_buffers = job.train.momentum != 0;
   const std::string model_name = ModelLabel(job);
   if (!job.train.perf_model.empty()) {
     in.model = LoadFitted(reader, job.train.perf_model, model_name, read_file);
@@ -92,8 +100,21 @@ PlanInputs ReadPlanInputs(const std::string& config_path, const EnvLookup& env) 
   if (!text) throw ConfigError(config_path + ": cannot be read");
   std::filesystem::path base = std::filesystem::path(config_path).parent_path();
   if (base.empty()) base = ".";
-  return ParsePlanInputs(*text, std::filesystem::path(config_path).filename().string(),
-                         std::filesystem::absolute(base).string(), env, &ReadWholeFile);
+  PlanInputs in = ParsePlanInputs(*text, std::filesystem::path(config_path).filename().string(),
+                                  std::filesystem::absolute(base).string(), env, &ReadWholeFile);
+  if (in.cuda && in.request.device_memory_bytes <= 0) {
+    std::string why;
+    if (std::optional<GpuMemory> gpus = ReadGpuMemory(why)) {
+      in.request.device_memory_bytes = gpus->smallest_total_bytes * (1.0 - kGpuFrameworkReserve);
+      in.budget_source = FormatByteSize(in.request.device_memory_bytes) +
+                         " per rank (the smallest of this node's " +
+                         std::to_string(gpus->devices) + " GPU(s), NVML, less 10 % for the "
+                         "framework)";
+    } else {
+      in.budget_source = "unchecked (a cuda job without train.device_memory: " + why + ")";
+    }
+  }
+  return in;
 }
 
 int MinCpusPerNode(std::string_view text) {

@@ -20,6 +20,8 @@ struct PlanInputs {
   PlanRequest request;
   std::optional<perf::FittedModel> model;  // none: each launch runs the requested plan as is
   std::string model_source;                // for the log: where the model came from, or why none
+  std::string budget_source;  // for the log: the memory budget per rank and where it came from
+  bool cuda = false;          // train.device = "cuda"
   // Where the job's checkpoints go (checkpoint.dir, else SLURM_ELASTIC_CHECKPOINT_DIR; "" =
   // none): the online refit is saved there (refit_store.h).
   std::string checkpoint_dir;
@@ -29,7 +31,13 @@ struct PlanInputs {
 // plan, cpu_threads, perf_model, checkpoint.dir), read by the agent's own torch-free parser
 // (agent/config's ReadJobConfigKeys) with the same SLURM_ELASTIC_* overrides. The agent's
 // LoadJobConfig checked the whole file before the supervisor starts (agent/main.cc).
+// A cuda job without train.device_memory gets its GPUs' own memory (gpu_memory.h, NVML) less
+// kGpuFrameworkReserve, the CUDA context's and allocator's share.
 PlanInputs ReadPlanInputs(const std::string& config_path, const EnvLookup& env);
+
+// Of a GPU's total memory, what LibTorch's context and caching allocator keep for themselves
+// (Rubick's gpu_mem_bytes is what the framework leaves for training).
+inline constexpr double kGpuFrameworkReserve = 0.10;
 
 // The same from TOML text (tests); relative paths resolve against `base_dir`. `read_file`
 // returns a file's contents or nullopt when it cannot be read.

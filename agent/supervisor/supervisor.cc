@@ -77,7 +77,8 @@ class Supervisor {
          std::to_string(machine_->nodes()) + " node(s), " + std::to_string(per_node.ranks) +
          " rank(s) per node (" + (per_node.source.empty() ? "default" : per_node.source) +
          "), " + std::to_string(options_.ests) + " ESTs (" + options_.ests_origin + ")");
-    Note("plan choice on every launch; performance model: " + planner_.model_source());
+    Note("plan choice on every launch; performance model: " + planner_.model_source() +
+         "; memory budget: " + planner_.budget_source());
     Register();
     Execute(machine_->Start());
     while (!Terminal()) {

@@ -13,13 +13,21 @@ perf::FittedModel FmnistCnn() {
   perf::FittedModel m;
   m.model_name = "fmnist_cnn";
   m.model.params = kFmnistCnnParams;
-  m.model.layers = kFmnistCnnBlocks;  // a CNN: no seq_len/hidden, so no TP/PP in the model
+  m.model.layers = kFmnistCnnBlocks;
+  // PP's activation message (V_pp = 2 p b s h / (d t)): as the profiler describes a CNN, s = 1
+  // and h = the floats per sample its middle block boundary passes (conv2's 32x4x4 output).
+  m.model.seq_len = 1;
+  m.model.hidden = 512;
   // design.md §7: ~1,800 samples/s training at 1 thread, i.e. (1 + k_bwd) * T_fwd per sample
   // = 1/1,800 s with the default k_bwd = 2.
   m.model.fwd_s_per_sample = 1.0 / (1'800.0 * 3.0);
   // Activations kept for backward, fp32: conv/pool maps 16x24x24 + 16x12x12 + 32x8x8 + 32x4x4
   // and the fc outputs, about 14.2k floats per sample.
   m.model.activation_bytes_per_sample = 14'218.0 * 4;
+  // What gc keeps per block and sample: the block's input (784, 16x12x12, 32x4x4 and 128
+  // floats for the four blocks), their mean.
+  m.model.gc_checkpoint_bytes_per_sample_layer =
+      (784.0 + 2'304.0 + 512.0 + 128.0) / kFmnistCnnBlocks * 4;
   // The agent trains in fp32 with SGD + momentum: 4-byte weights, gradients (also on the wire)
   // and one 4-byte momentum buffer.
   m.model.weight_bytes = 4;

@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "perf/rubick/memory.h"
+#include "perf/rubick/agent_memory.h"
+#include "common/byte_size.h"
 #include "perf/rubick/perf_model.h"
 
 namespace elastic::agent {
@@ -38,9 +39,9 @@ int PlannerCpuThreads(const PlanRequest& request, const NodeAllocation& allocati
                     kMaxCpuThreads);
 }
 
-// Why the agent cannot run `word` on this allocation (its own refusals, execution_plan.cc and
-// job_config.cc); empty when it can.
-std::string AgentRefusal(Plan word, const PlanRequest& request, int ranks) {
+}  // namespace
+
+std::string AgentPlanRefusal(Plan word, const PlanRequest& request, int ranks) {
   const std::string at = "plan \"" + Word(word) + "\" on " + std::to_string(ranks) + " rank(s)";
   if (ranks < 1 || ranks > request.ests) {
     return at + ": the job has " + std::to_string(request.ests) +
@@ -78,8 +79,6 @@ std::string AgentRefusal(Plan word, const PlanRequest& request, int ranks) {
   return {};
 }
 
-}  // namespace
-
 perf::GradientExchange GradientExchangeUnder(Determinism determinism) {
   return determinism == Determinism::kD0 ? perf::GradientExchange::kRankPartials
                                          : perf::GradientExchange::kEstSlots;
@@ -107,26 +106,28 @@ struct Candidate {
   std::string why_not;     // the agent's refusal, the memory estimator's or the model's
   bool runnable = false;   // the agent can run it (memory and prediction aside)
   bool fits = true;        // the memory estimate fits (or memory is unknown)
+  double bytes = 0;        // its per-rank memory estimate (agent_memory.h)
 };
 
 Candidate Evaluate(const perf::FittedModel& model, const PlanRequest& request,
                    const NodeAllocation& allocation, Plan word, int cpu_threads) {
-  Candidate c{word, {}, std::nullopt, AgentRefusal(word, request, Ranks(allocation))};
+  Candidate c{word, {}, std::nullopt, AgentPlanRefusal(word, request, Ranks(allocation))};
   if (!c.why_not.empty()) return c;
   c.runnable = true;
   c.plan = AgentExecutionPlan(word, Ranks(allocation), request.ests, cpu_threads);
-  const std::string memory = perf::CheckMemory(AgentModelDesc(model, request, c.plan),
-                                               AgentResources(model, allocation, c.plan), c.plan);
-  if (!memory.empty()) {
+  const AgentMemoryEstimate memory =
+      EstimateAgentMemory(model.model, request, word, Ranks(allocation));
+  c.bytes = memory.device_total;
+  const std::string refusal = AgentMemoryRefusal(memory, request, allocation);
+  if (!refusal.empty()) {
     c.fits = false;
     c.why_not = "plan \"" + Word(word) + "\" on " + std::to_string(Ranks(allocation)) +
-                " rank(s) does not fit memory (estimated): " + memory;
-    return c;
+                " rank(s) does not fit memory (estimated): " + refusal;
   }
   Result<perf::IterationTime> time = PredictAgentPlan(model, request, allocation, c.plan);
   if (time) {
     c.time = *time;
-  } else {
+  } else if (c.fits) {
     c.why_not = time.error;
   }
   return c;
@@ -151,12 +152,33 @@ Result<PlanSelection> SelectFixed(const perf::FittedModel& model, const PlanRequ
   return Result<PlanSelection>::Ok(std::move(s));
 }
 
+// No plan both fits and is predicted. One that fits memory but the model cannot predict (pp on
+// stages that do not divide the layers) is preferred; else nothing fits, and the leanest plan
+// runs rather than none (an estimate, and a CPU budget is an emulation). The curve does not count
+// an over-budget plan (NodeSensitivityCurve), so elasticd does not grow a job where none fits.
+Result<PlanSelection> Fallback(const Candidate& chosen, bool over_budget, const std::string& budget,
+                               int cpu_threads, const perf::FittedModel& model) {
+  PlanSelection s;
+  s.word = chosen.word;
+  s.plan = chosen.plan;
+  if (chosen.word == Plan::kZeroOffload) s.cpu_threads = cpu_threads;
+  s.predicted_samples_per_s = chosen.time ? chosen.time->throughput : 0.0;
+  s.over_budget = over_budget;
+  s.reason = (over_budget ? "auto: no plan fits the memory budget, so the one with the smallest "
+                            "estimate"
+                          : "auto: the only plans that fit memory cannot be predicted (" +
+                                chosen.why_not + "), so the first of them") +
+             budget + " (model " + model.model_name + ")";
+  return Result<PlanSelection>::Ok(std::move(s));
+}
+
 Result<PlanSelection> SelectAuto(const perf::FittedModel& model, const PlanRequest& request,
                                  const NodeAllocation& allocation,
                                  const SelectionOptions& options) {
   const int c = PlannerCpuThreads(request, allocation);
-  std::optional<Candidate> best;
-  std::string compared, kept, refusals;
+  std::optional<Candidate> best, smallest;  // smallest: of the runnable plans over the budget
+  std::optional<Candidate> unpredicted;     // the first that fits but the model cannot predict
+  std::string compared, kept, refusals, over_budget;
   for (Plan word : kAutoCandidates) {
     // One rank: zero-dp is dp with extra steps, pp and tp are dp (execution_plan.cc); skip
     // them as perf::EnumeratePlans skips ZeRO-DP at d = 1.
@@ -166,7 +188,15 @@ Result<PlanSelection> SelectAuto(const perf::FittedModel& model, const PlanReque
     }
     if (word == Plan::kGc && request.whole_module) continue;
     Candidate candidate = Evaluate(model, request, allocation, word, c);
-    if (!candidate.time) {
+    if (candidate.runnable && !candidate.fits) {
+      over_budget += (over_budget.empty() ? "" : ", ") + Word(word) + " " +
+                     FormatByteSize(candidate.bytes);
+      if (!smallest || candidate.bytes < smallest->bytes) smallest = candidate;
+    }
+    if (candidate.runnable && candidate.fits && !candidate.time && !unpredicted) {
+      unpredicted = candidate;
+    }
+    if (!candidate.time || !candidate.fits) {
       refusals += (refusals.empty() ? "" : "; ") + candidate.why_not;
       continue;
     }
@@ -185,6 +215,12 @@ Result<PlanSelection> SelectAuto(const perf::FittedModel& model, const PlanReque
       kept = text;
     }
   }
+  const std::string budget =
+      over_budget.empty() ? "" : "; over the memory budget of " +
+                                     FormatByteSize(RankDeviceBudget(request, allocation)) +
+                                     " per rank: " + over_budget;
+  if (!best && (unpredicted || smallest)) return Fallback(unpredicted ? *unpredicted : *smallest,
+                                                         !unpredicted, budget, c, model);
   if (!best) {
     return Result<PlanSelection>::Fail("auto: no plan can run on " +
                                        std::to_string(Ranks(allocation)) + " rank(s): " + refusals);
@@ -194,8 +230,8 @@ Result<PlanSelection> SelectAuto(const perf::FittedModel& model, const PlanReque
   s.plan = best->plan;
   if (best->word == Plan::kZeroOffload) s.cpu_threads = c;
   s.predicted_samples_per_s = best->time->throughput;
-  s.reason = "auto: fastest predicted of " + compared + " samples/s" + kept + " (model " +
-             model.model_name + ")";
+  s.reason = "auto: fastest predicted of " + compared + " samples/s" + kept + budget +
+             " (model " + model.model_name + ")";
   return Result<PlanSelection>::Ok(std::move(s));
 }
 
@@ -292,7 +328,9 @@ std::vector<NodeCurvePoint> NodeSensitivityCurve(const perf::FittedModel& model,
     NodeCurvePoint point;
     point.nodes = n;
     Result<PlanSelection> s = SelectPlan(model, request, allocation, options);
-    if (s) {
+    if (s && s->over_budget) {
+      point.why_not = s->reason;  // runnable, but no plan fits: no gain from these nodes
+    } else if (s) {
       point.best = *s;
       if (s->predicted_samples_per_s > best_rate) {
         best_rate = s->predicted_samples_per_s;

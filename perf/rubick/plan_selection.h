@@ -39,6 +39,11 @@ struct PlanRequest {
   // are refused, and auto never picks gc (whether the module can be cut into segments is known
   // only once it is loaded; a job may still ask for gc).
   bool whole_module = false;
+  // train.device_memory: one rank's device budget in bytes; 0 = the device's own (CPU ranks:
+  // their share of the node's memory). Plans whose estimate exceeds it are ruled out
+  // (agent_memory.h).
+  double device_memory_bytes = 0;
+  bool momentum_buffers = true;  // train.momentum != 0: SGD keeps a momentum buffer
 };
 
 // The node set of one generation: the supervisor starts workers_per_node agent ranks on each node
@@ -63,6 +68,7 @@ struct PlanSelection {
   std::optional<int> cpu_threads;  // c for zero-offload chosen by the planner (else the config's)
   perf::ExecutionPlan plan;        // what the agent runs under `word` on W ranks
   double predicted_samples_per_s = 0.0;  // 0 when the model cannot predict `plan`
+  bool over_budget = false;        // auto found no plan within the memory budget (the leanest)
   std::string reason;              // one line: why this plan
 };
 
@@ -70,6 +76,11 @@ struct PlanSelection {
 // same rules as ResolveExecutionPlan (agent/plan/execution_plan.cc; a test keeps them equal).
 // REQUIRES: word is dp, ga, gc, zero-dp, zero-offload, tp or pp; 1 <= ranks <= ests.
 perf::ExecutionPlan AgentExecutionPlan(Plan word, int ranks, std::int64_t ests, int cpu_threads);
+
+// Why the agent cannot run `word` on `ranks` ranks for this request (its own refusals,
+// execution_plan.cc and job_config.cc: ranks vs ESTs, determinism, pp blocks, tp heads, ...);
+// empty when it can.
+std::string AgentPlanRefusal(Plan word, const PlanRequest& request, int ranks);
 
 // The model's resources for `plan` on `allocation`: one "GPU" per agent rank, the node's CPUs and
 // memory (its share per rank as device memory), the model's measured bandwidths.
@@ -91,7 +102,8 @@ Result<perf::IterationTime> PredictAgentPlan(const perf::FittedModel& model,
 perf::GradientExchange GradientExchangeUnder(Determinism determinism);
 
 // The plan for this generation. `auto`: the fastest of the agent's plans the determinism level
-// admits and memory fits (see SelectionOptions::min_gain). A fixed plan is kept, checked:
+// admits and memory fits (see SelectionOptions::min_gain); where none fits but some can run, the
+// one with the smallest memory estimate, its reason saying it exceeds the budget. A fixed plan is kept, checked:
 // refused (with the reason) where the agent cannot run it on this allocation or it is not
 // allowed under the determinism level; where the model cannot predict it, kept with 0
 // samples/s. Fails also for `auto` when no plan can run.

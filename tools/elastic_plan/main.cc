@@ -1,6 +1,7 @@
 // elastic-plan: offline planners. `elastic-plan burst` prints DeepPool's burst-parallel plan for
 // a layer profile beside the best uniform data-parallel plan; `elastic-plan fit` fits Rubick's
-// performance model to profiled points (fit_command.h).
+// performance model to profiled points (fit_command.h); `elastic-plan memory` prints a job's
+// per-rank memory estimate per plan (memory_command.h).
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "tools/elastic_plan/fit_command.h"
+#include "tools/elastic_plan/memory_command.h"
 #include "perf/burst/burst_split.h"
 #include "perf/burst/profile_json.h"
 
@@ -124,15 +126,18 @@ int Main(int argc, char** argv) {
   std::vector<std::string> rest(argv + std::min(argc, 2), argv + argc);
   if (command == "burst") return Burst(rest);
   if (command == "fit") return elastic::burst::FitCommand(rest);
+  if (command == "memory") return elastic::agent::MemoryCommand(rest);
   if (command == "-h" || command == "--help" || command == "help") {
     std::cout << "usage: elastic-plan burst --profile P.json --gpus G --amp-limit A "
                  "[--all-counts] [--json]\n"
                  "       elastic-plan fit --points P.json [--train-indices I,J,...|--train N] "
-                 "[--out fitted.json]\n(elastic-plan burst|fit --help for every option)\n";
+                 "[--out fitted.json]\n"
+                 "       elastic-plan memory --config F --ranks W [--ests E]\n"
+                 "(elastic-plan burst|fit|memory --help for every option)\n";
     return 0;
   }
   std::cerr << "elastic-plan: " << (command.empty() ? "missing command" : "unknown command \"" + command + "\"")
-            << ": expected \"burst\" or \"fit\" (see elastic-plan --help)\n";
+            << ": expected \"burst\", \"fit\" or \"memory\" (see elastic-plan --help)\n";
   return 2;
 }
 

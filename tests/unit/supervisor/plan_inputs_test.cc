@@ -173,3 +173,39 @@ TEST(PlanInputs, AllocationFromSlurmVariables) {
 
 }  // namespace
 }  // namespace elastic::agent
+
+namespace elastic::agent {
+namespace {
+
+TEST(PlanInputs, TheDeviceMemoryBudgetAndMomentumReachTheRequest) {
+  EXPECT_EQ(Parse("").request.device_memory_bytes, 0.0);  // the device's own
+  EXPECT_TRUE(Parse("").request.momentum_buffers);
+  EXPECT_EQ(Parse("[train]\ndevice_memory = \"2.5M\"\n").request.device_memory_bytes, 2'621'440.0);
+  EXPECT_EQ(Parse("[train]\ndevice_memory = \"4096\"\n").request.device_memory_bytes, 4096.0);
+  EXPECT_FALSE(Parse("[train]\nmomentum = 0.0\n").request.momentum_buffers);
+  for (const char* bad : {"\"0\"", "\"-1M\"", "\"2.5\"", "\"lots\"", "\"2 M\""}) {
+    const std::string error = ErrorOf(std::string("[train]\ndevice_memory = ") + bad + "\n");
+    EXPECT_NE(error.find("train.device_memory: invalid value"), std::string::npos) << error;
+    EXPECT_NE(error.find("K/M/G/T suffix"), std::string::npos) << error;
+  }
+  // A number, not a string: the TOML reader names the key and the type it expects.
+  EXPECT_NE(ErrorOf("[train]\ndevice_memory = 4096\n").find("train.device_memory"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace elastic::agent
+
+namespace elastic::agent {
+namespace {
+
+TEST(PlanInputs, TheBudgetSaysWhereItComesFrom) {
+  EXPECT_EQ(Parse("[train]\ndevice_memory = \"2.5M\"\n").budget_source,
+            "2.50 MiB per rank (train.device_memory)");
+  EXPECT_NE(Parse("").budget_source.find("SLURM_MEM_PER_NODE"), std::string::npos);
+  EXPECT_FALSE(Parse("").cuda);
+  EXPECT_TRUE(Parse("[train]\ndevice = \"cuda\"\n").cuda);
+}
+
+}  // namespace
+}  // namespace elastic::agent
