@@ -6,18 +6,20 @@
 #include <filesystem>
 
 #include "agent/supervisor/refit_store.h"
+#include "perf/rubick/default_perf_model.h"
 #include "perf/rubick/plan.h"
 
 namespace elastic::agent {
 
 GenerationPlanner::GenerationPlanner(PlanInputs inputs, EnvLookup env, NoteFn note)
     : inputs_(std::move(inputs)), env_(std::move(env)), note_(std::move(note)) {
-  if (!inputs_.model) return;
-  // A requeued job resumes its online refit (refit_store.h); model_source says which it uses.
+  // A requeued job resumes its online refit (refit_store.h), a bootstrapped one included;
+  // model_source says which model it uses.
   std::string why;
   std::optional<perf::FittedModel> saved;
   if (!inputs_.checkpoint_dir.empty()) {
-    saved = LoadRefit(inputs_.checkpoint_dir, inputs_.model->model_name, why);
+    saved = LoadRefit(inputs_.checkpoint_dir,
+                      inputs_.model ? inputs_.model->model_name : inputs_.model_name, why);
   }
   if (saved) {
     inputs_.model_source =
@@ -29,7 +31,7 @@ GenerationPlanner::GenerationPlanner(PlanInputs inputs, EnvLookup env, NoteFn no
     return;
   }
   if (!why.empty()) inputs_.model_source += " (the saved online refit is not used: " + why + ")";
-  refit_.emplace(*inputs_.model);
+  if (inputs_.model) refit_.emplace(*inputs_.model);
 }
 
 // Rubick §3: re-plan for every node set.
@@ -39,12 +41,13 @@ std::vector<std::pair<std::string, std::string>> GenerationPlanner::Choose(std::
   const PlanRequest& request = inputs_.request;
   const std::string g = "generation " + std::to_string(generation) + ": plan ";
   std::optional<PlanSelection> chosen;
-  if (env_("SLURM_ELASTIC").value_or("") != "1") {
+  const bool elastic = env_("SLURM_ELASTIC").value_or("") == "1";
+  if (elastic) running_allocation_ = AllocationFromEnv(nodes, env_);
+  if (!elastic) {
     // Outside an --elastic job the SPANK plugin refuses an srun that carries elastic
     // settings (SLURM_ELASTIC_PLAN), so the step runs the job's own plan.
     note_(g + "the job's own (not an --elastic job: SLURM_ELASTIC is unset)");
   } else if (const perf::FittedModel* model = Model()) {
-    running_allocation_ = AllocationFromEnv(nodes, env_);
     Result<PlanSelection> s = SelectPlan(*model, request, running_allocation_);
     if (s) {
       chosen = *s;
@@ -53,16 +56,24 @@ std::vector<std::pair<std::string, std::string>> GenerationPlanner::Choose(std::
             "; the step runs the job's plan " + std::string(ToString(request.requested)));
     }
   } else {
-    note_(g + "the job's own (no performance model to choose with)");
+    note_(g + "the job's own (no performance model yet: this generation's measurements "
+              "bootstrap one)");
   }
-  running_selection_ = chosen;
+  running_exec_.reset();
   if (!chosen) {
     // auto without a choice runs dp in the agent (execution_plan.cc RunPlanWord).
-    running_plan_ = request.requested == Plan::kAuto ? "dp" : ToString(request.requested);
+    const Plan word = request.requested == Plan::kAuto ? Plan::kDp : request.requested;
+    running_plan_ = ToString(word);
     predicted_samples_per_s_ = 0.0;
+    const int ranks = running_allocation_.nodes * std::max(1, running_allocation_.workers_per_node);
+    if (elastic && word != Plan::kBurst && AgentPlanRefusal(word, request, ranks).empty()) {
+      running_exec_ = AgentExecutionPlan(word, ranks, request.ests,
+                                         static_cast<int>(request.cpu_threads));
+    }
     drift_.StartGeneration(generation, 0.0);
     return {};
   }
+  running_exec_ = chosen->plan;
   running_plan_ = ToString(chosen->word);
   predicted_samples_per_s_ = chosen->predicted_samples_per_s;
   char rate[64];
@@ -74,45 +85,67 @@ std::vector<std::pair<std::string, std::string>> GenerationPlanner::Choose(std::
 }
 
 void GenerationPlanner::OnLine(const std::string& line) {
+  if (!refit_) {
+    if (std::optional<ModelSize> size = ParseModelSizeLine(line)) Bootstrap(*size);
+  }
   if (auto trigger = drift_.OnLine(line)) OnDrift(*trigger);
 }
 
-// Rubick §4.3's online update: the running plan's measured throughput joins the model's points
-// and the parameters are fitted again; the next launch chooses with the refitted model (the
-// running step keeps its plan: switching costs a restart, which a resize pays anyway).
+// Rubick §4.3 for a model nothing describes: its size from the agent, its speed and parameters
+// from the job's own generations (online_refit.h).
+void GenerationPlanner::Bootstrap(const ModelSize& size) {
+  perf::FittedModel model = BootstrapPerfModel(inputs_.model_name, size.params, size.blocks);
+  if (inputs_.request.model_blocks == 0) inputs_.request.model_blocks = size.blocks;
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "performance model: bootstrapped for %s from the agent's count (%.0f parameters, "
+                "%d block(s)); its speed and parameters come from the job's own generations",
+                inputs_.model_name.c_str(), size.params, size.blocks);
+  note_(text);
+  inputs_.model_source = std::string(text).substr(std::string("performance model: ").size());
+  refit_.emplace(std::move(model));
+}
+
+// Rubick §4.3's online update: every generation's measured throughput (and a later window past
+// the drift threshold) joins the model's points and the parameters are fitted again; the next
+// launch chooses with the refitted model (the running step keeps its plan: switching costs a
+// restart, which a resize pays anyway).
 void GenerationPlanner::OnDrift(const DriftTrigger& trigger) {
   note_(trigger.note);
-  if (!refit_ || !running_selection_) return;
+  if (!refit_ || !running_exec_) return;
   const PlanRequest& request = inputs_.request;
-  if (auto why = refit_->AddMeasurement(request, running_allocation_, running_selection_->plan,
+  if (auto why = refit_->AddMeasurement(request, running_allocation_, *running_exec_,
                                         trigger.measured)) {
     note_("performance model not refitted: " + *why);
     return;
   }
   const int refits = refit_->refits();
   note_("performance model " + refit_->Refit());
-  if (refit_->refits() > refits && !inputs_.checkpoint_dir.empty()) {
-    try {
-      SaveRefit(inputs_.checkpoint_dir, refit_->ModelWithMeasurements());
-      note_("performance model saved in " +
-            (std::filesystem::path(inputs_.checkpoint_dir) / kRefitFileName).string() +
-            " for a requeue");
-    } catch (const std::exception& e) {
-      note_(std::string("performance model not saved (a requeue starts from the configured "
-                        "one): ") +
-            e.what());
-    }
-  }
+  if (refit_->refits() > refits) SaveRefitForRequeue();
   UpdateSpeedCurve();
   Result<perf::IterationTime> now =
-      PredictAgentPlan(refit_->model(), request, running_allocation_, running_selection_->plan);
+      PredictAgentPlan(refit_->model(), request, running_allocation_, *running_exec_);
   if (now) {
     char text[160];
     std::snprintf(text, sizeof text, "the running plan %s is now predicted at %.1f samples/s",
                   running_plan_.c_str(), now->throughput);
     note_(text);
     predicted_samples_per_s_ = now->throughput;
-    drift_.StartGeneration(generation_, now->throughput);
+    drift_.Repredict(now->throughput);
+  }
+}
+
+void GenerationPlanner::SaveRefitForRequeue() {
+  if (inputs_.checkpoint_dir.empty()) return;
+  try {
+    SaveRefit(inputs_.checkpoint_dir, refit_->ModelWithMeasurements());
+    note_("performance model saved in " +
+          (std::filesystem::path(inputs_.checkpoint_dir) / kRefitFileName).string() +
+          " for a requeue");
+  } catch (const std::exception& e) {
+    note_(std::string("performance model not saved (a requeue starts from the configured "
+                      "one): ") +
+          e.what());
   }
 }
 

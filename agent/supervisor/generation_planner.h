@@ -32,7 +32,9 @@ class GenerationPlanner {
   // returns the step's environment (empty: the step runs the job's own plan).
   std::vector<std::pair<std::string, std::string>> Choose(std::uint64_t generation, int nodes);
 
-  // One line of the step's output: past the drift threshold the model is refitted.
+  // One line of the step's output: the agent's model-size line bootstraps a model for a job that
+  // has none; each generation's first reports are a fit point, and the model is refitted with
+  // it (and again whenever the drift passes the threshold).
   void OnLine(const std::string& line);
 
   // The job's MAX nodes (elasticd's register reply): the sensitivity curve covers 1..MAX.
@@ -43,6 +45,8 @@ class GenerationPlanner {
 
  private:
   void OnDrift(const DriftTrigger& trigger);
+  void Bootstrap(const ModelSize& size);
+  void SaveRefitForRequeue();
   void UpdateSpeedCurve();
   const perf::FittedModel* Model() const { return refit_ ? &refit_->model() : nullptr; }
 
@@ -54,8 +58,10 @@ class GenerationPlanner {
   std::uint64_t generation_ = 0;
   std::string running_plan_;              // the plan word of the current step, for elasticd
   double predicted_samples_per_s_ = 0.0;  // its predicted throughput (0 = none)
-  std::optional<PlanSelection> running_selection_;  // the chosen plan, if the model chose one
-  NodeAllocation running_allocation_;               // and the allocation it was chosen for
+  // What the current step runs, chosen or not (none outside --elastic jobs and for burst): the
+  // plan a measurement is a point of, on the allocation it ran on.
+  std::optional<perf::ExecutionPlan> running_exec_;
+  NodeAllocation running_allocation_;
   int max_nodes_ = 0;
   std::vector<double> speed_curve_;  // empty = none to report
 };

@@ -76,6 +76,7 @@ PlanInputs ParsePlanInputs(
   in.cuda = job.train.device == ComputeDevice::kCuda;
   r.momentum_buffers = job.train.momentum != 0;
   const std::string model_name = ModelLabel(job);
+  in.model_name = model_name;
   if (!job.train.perf_model.empty()) {
     in.model = LoadFitted(reader, job.train.perf_model, model_name, read_file);
     in.model_source = "fitted model " + job.train.perf_model + Describe(*in.model);
@@ -84,8 +85,9 @@ PlanInputs ParsePlanInputs(
                       " (no train.perf_model: Rubick's default parameters, assumed bandwidths; "
                       "predictions rank plans coarsely)";
   } else {
-    in.model_source = "none: no train.perf_model and no built-in model of " + model_name +
-                      ", so every launch runs the requested plan (auto runs dp)";
+    in.model_source = "none yet: no train.perf_model and no built-in model of " + model_name +
+                      ", so launches run the requested plan (auto runs dp) until the first "
+                      "generation's measurements bootstrap one";
   }
   in.checkpoint_dir = job.checkpoint.dir;  // checkpoint.dir, else SLURM_ELASTIC_CHECKPOINT_DIR
   const ModelShape shape = BuiltInModelShape(model_name);

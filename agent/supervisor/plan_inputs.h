@@ -18,7 +18,10 @@ namespace elastic::agent {
 
 struct PlanInputs {
   PlanRequest request;
-  std::optional<perf::FittedModel> model;  // none: each launch runs the requested plan as is
+  std::string model_name;  // model.name, or "torchscript" for a user's module (ModelLabel)
+  // none: launches run the requested plan until the agent's first model-size line bootstraps one
+  // (generation_planner.h)
+  std::optional<perf::FittedModel> model;
   std::string model_source;                // for the log: where the model came from, or why none
   std::string budget_source;  // for the log: the memory budget per rank and where it came from
   bool cuda = false;          // train.device = "cuda"

@@ -24,6 +24,7 @@
 #include "agent/train/host_probe.h"
 #include "agent/train/step_watchdog.h"
 #include "agent/train/trainer.h"
+#include "perf/rubick/plan_drift.h"
 
 namespace elastic::agent {
 namespace {
@@ -269,6 +270,12 @@ std::unique_ptr<BackgroundJob> MakeBackgroundJob(const JobConfig& config, int ra
   return nullptr;
 }
 
+std::int64_t ParameterCount(const Model& model) {
+  std::int64_t count = 0;
+  for (const torch::Tensor& parameter : model.parameters()) count += parameter.numel();
+  return count;
+}
+
 void PrintStartLine(const JobConfig& config, std::int64_t samples, int ranks,
                     const Trainer& trainer, std::int64_t stop, std::ostream& out) {
   const std::string model = config.model.torchscript.empty()
@@ -347,7 +354,11 @@ TrainOutcome RunTrainCommand(const JobConfig& configured, const TrainOptions& op
                      " is already at step " + std::to_string(*resumed));
   }
   Checkpointer checkpointer(config, world, primary, resumed);
-  if (primary) PrintStartLine(config, samples, world.size(), trainer, stop, out);
+  if (primary) {
+    PrintStartLine(config, samples, world.size(), trainer, stop, out);
+    out << FormatModelSizeLine(ParameterCount(trainer.model()), trainer.model().BlockCount())
+        << std::endl;  // the supervisor's bootstrap model (perf/rubick/plan_drift.h)
+  }
 
   RunSteps(config, stop, primary, trainer, world, checkpointer, out, notes);
   checkpointer.Write(trainer);  // the stop step (or the step a SIGTERM stopped at)

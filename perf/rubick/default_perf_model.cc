@@ -1,6 +1,8 @@
 // The table of built-in model descriptions.
 #include "perf/rubick/default_perf_model.h"
 
+#include <string>
+
 namespace elastic::agent {
 namespace {
 
@@ -9,8 +11,24 @@ namespace {
 constexpr double kFmnistCnnParams = 80'202;
 constexpr int kFmnistCnnBlocks = 4;
 
+// What the CPU agent trains with, and the cluster it assumes without measurements.
+void AgentDefaults(perf::FittedModel& m) {
+  // The agent trains in fp32 with SGD + momentum: 4-byte weights, gradients (also on the wire)
+  // and one 4-byte momentum buffer.
+  m.model.weight_bytes = 4;
+  m.model.grad_bytes = 4;
+  m.model.optimizer_bytes = 4;
+  m.model.activation_elem_bytes = 4;
+  // Assumed, not measured: shared memory inside a node, 10 Gb/s Ethernet between nodes, and a
+  // memory copy for "offload" (the CPU build's device is the host).
+  m.b_intra = 10e9;
+  m.b_inter = 1.25e9;
+  m.b_pcie = 10e9;
+}
+
 perf::FittedModel FmnistCnn() {
   perf::FittedModel m;
+  AgentDefaults(m);
   m.model_name = "fmnist_cnn";
   m.model.params = kFmnistCnnParams;
   m.model.layers = kFmnistCnnBlocks;
@@ -28,17 +46,6 @@ perf::FittedModel FmnistCnn() {
   // floats for the four blocks), their mean.
   m.model.gc_checkpoint_bytes_per_sample_layer =
       (784.0 + 2'304.0 + 512.0 + 128.0) / kFmnistCnnBlocks * 4;
-  // The agent trains in fp32 with SGD + momentum: 4-byte weights, gradients (also on the wire)
-  // and one 4-byte momentum buffer.
-  m.model.weight_bytes = 4;
-  m.model.grad_bytes = 4;
-  m.model.optimizer_bytes = 4;
-  m.model.activation_elem_bytes = 4;
-  // Assumed, not measured: shared memory inside a node, 10 Gb/s Ethernet between nodes, and a
-  // memory copy for "offload" (the CPU build's device is the host).
-  m.b_intra = 10e9;
-  m.b_inter = 1.25e9;
-  m.b_pcie = 10e9;
   return m;  // params: PerfParams' defaults; points = 0 marks it as not fitted
 }
 
@@ -47,6 +54,16 @@ perf::FittedModel FmnistCnn() {
 std::optional<perf::FittedModel> BuiltInPerfModel(std::string_view model_name) {
   if (model_name == "fmnist_cnn") return FmnistCnn();
   return std::nullopt;
+}
+
+perf::FittedModel BootstrapPerfModel(std::string_view model_name, double params, int blocks) {
+  perf::FittedModel m;
+  AgentDefaults(m);
+  m.model_name = std::string(model_name);
+  m.model.params = params;
+  m.model.layers = blocks;
+  m.model.fwd_s_per_sample = 1e-3;  // a placeholder: calibrated by the first measurement
+  return m;
 }
 
 ModelShape BuiltInModelShape(std::string_view model_name) {

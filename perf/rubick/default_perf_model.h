@@ -24,4 +24,12 @@ struct ModelShape {
 };
 ModelShape BuiltInModelShape(std::string_view model_name);
 
+// The starting point of Rubick §4.3's online fit for a model with neither a fitted.json nor a
+// built-in description (gpt, a user's TorchScript module): its size from the agent's own count
+// (`params` fp32 parameters in `blocks` blocks), Rubick's default parameters, the built-in
+// models' assumed bandwidths and a placeholder forward time (1 ms per sample) that the first
+// measured generation calibrates (online_refit.h). No activation size: memory is then checked for
+// model states and EST slots only. REQUIRES: params > 0, blocks >= 1.
+perf::FittedModel BootstrapPerfModel(std::string_view model_name, double params, int blocks);
+
 }  // namespace elastic::agent

@@ -58,9 +58,10 @@ double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11)
 
 std::string CheckInputs(const ModelDesc& model, std::span<const ProfiledPoint> points,
                         const FitOptions& options) {
-  if (points.size() < static_cast<std::size_t>(kMinFitPoints)) {
+  const int needed = std::max(1, options.min_points);
+  if (points.size() < static_cast<std::size_t>(needed)) {
     return "perf: fit: " + std::to_string(points.size()) + " profiled points, expected at least " +
-           std::to_string(kMinFitPoints) + " (Rubick §4.3)";
+           std::to_string(needed) + (needed == kMinFitPoints ? " (Rubick §4.3)" : "");
   }
   for (std::size_t i = 0; i < points.size(); ++i) {
     const ProfiledPoint& p = points[i];

@@ -39,6 +39,9 @@ struct FitOptions {
   // Parameters to fit; a fixed one keeps `initial`'s value (e.g. the offload parameters when no
   // ZeRO-Offload run could be profiled).
   std::array<bool, kNumPerfParams> free{true, true, true, true, true, true, true};
+  // Fewer points than the paper's 7 suffice when fewer parameters are free: the online refit of a
+  // job without a profile fits one more parameter per measured generation (online_refit.h).
+  int min_points = kMinFitPoints;
 };
 
 struct FitResult {
@@ -53,7 +56,7 @@ struct FitResult {
 double Rmsle(const ModelDesc& model, std::span<const ProfiledPoint> points,
              const PerfParams& params, double log_offset = 1.0);
 
-// Fails (saying why) with fewer than kMinFitPoints points, a point whose plan is invalid or whose
+// Fails (saying why) with fewer than options.min_points points (default kMinFitPoints), a point whose plan is invalid or whose
 // throughput is not positive, bad bounds, or when NLopt fails from every start.
 Result<FitResult> FitPerfParams(const ModelDesc& model, std::span<const ProfiledPoint> points,
                                 const FitOptions& options = {});

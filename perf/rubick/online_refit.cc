@@ -1,11 +1,66 @@
 // Measured generations become profiled points; a refit runs perf::FitPerfParams on them.
 #include "perf/rubick/online_refit.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <utility>
 
 namespace elastic::agent {
 namespace {
+
+// Parameter indices (perf::ParamName order) a refit on fewer than 7 points frees, one per point
+// beyond the first: the fixed cost per iteration first (it separates one
+// rank's time from the rest), then the backward pass, the sync overlap and the optimizer.
+constexpr int kPartialFitOrder[] = {6 /*k_const*/, 0 /*k_bwd*/, 1 /*k_sync*/, 2 /*k_opt*/};
+
+// A worker `factor` times as fast: every forward and backward time divided by it.
+void ScaleSpeed(perf::ProfiledPoint& point, double factor) {
+  point.resources.gpu_flops *= factor;
+  point.resources.fwd_s_per_pass /= factor;
+  if (point.resources.backward) {
+    point.resources.backward->s_per_pass /= factor;
+    point.resources.backward->s_per_sample /= factor;
+  }
+}
+
+void ScaleSpeed(perf::FittedModel& model, double factor) {
+  model.model.fwd_s_per_sample /= factor;
+  model.fwd_s_per_pass /= factor;
+  if (model.backward) {
+    model.backward->s_per_pass /= factor;
+    model.backward->s_per_sample /= factor;
+  }
+  for (perf::ProfiledPoint& point : model.fit_points) ScaleSpeed(point, factor);
+}
+
+// The speed factor that predicts `points` best (least squared log error; Rmsle with no offset),
+// over e^-12 .. e^12: a grid, then golden-section search around its best cell. Deterministic.
+double BestSpeedFactor(const perf::ModelDesc& model, const std::vector<perf::ProfiledPoint>& points,
+                       const perf::PerfParams& params) {
+  auto cost = [&](double log_factor) {
+    std::vector<perf::ProfiledPoint> scaled = points;
+    for (perf::ProfiledPoint& p : scaled) ScaleSpeed(p, std::exp(log_factor));
+    return perf::Rmsle(model, scaled, params, /*log_offset=*/0.0);
+  };
+  constexpr double kRange = 12.0;
+  constexpr int kCells = 48;
+  double best = 0, best_cost = cost(0);
+  for (int i = 0; i <= kCells; ++i) {
+    const double u = -kRange + 2 * kRange * i / kCells;
+    if (const double c = cost(u); c < best_cost) best = u, best_cost = c;
+  }
+  const double cell = 2 * kRange / kCells;
+  double lo = best - cell, hi = best + cell;
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  for (int i = 0; i < 60; ++i) {
+    const double a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo);
+    if (cost(a) < cost(b)) hi = b; else lo = a;
+  }
+  const double u = (lo + hi) / 2;
+  return std::exp(cost(u) <= best_cost ? u : best);
+}
 
 bool SamePoint(const perf::ProfiledPoint& a, const perf::ProfiledPoint& b) {
   return perf::Describe(a.plan) == perf::Describe(b.plan) && a.resources.gpus == b.resources.gpus &&
@@ -16,7 +71,10 @@ bool SamePoint(const perf::ProfiledPoint& a, const perf::ProfiledPoint& b) {
 }  // namespace
 
 OnlineRefit::OnlineRefit(perf::FittedModel model, OnlineRefitOptions options)
-    : model_(std::move(model)), options_(options), fit_model_(model_.model) {
+    : model_(std::move(model)),
+      options_(options),
+      fit_model_(model_.model),
+      calibrates_(model_.fit_points.empty()) {
   // Each point states its worker's forward rate (gpu_flops, samples/s: fit_points are stored
   // that way, measurements get the model's own), so the fit's model has a rate-based forward
   // time of one "FLOP" per sample.
@@ -34,6 +92,12 @@ std::optional<std::string> OnlineRefit::AddMeasurement(const PlanRequest& reques
   if (plan.pp <= 1 && request.ests % ranks != 0) {
     return std::to_string(request.ests) + " ESTs on " + std::to_string(ranks) +
            " ranks: the ranks host unequal EST counts, which the fitted points cannot express";
+  }
+  if (calibrates_) {
+    // Without a profile every point is the job's own: the fit evaluates them at its batch and
+    // gradient exchange (a profile's points keep the profile job's, model_.model's).
+    fit_model_.global_batch = static_cast<int>(request.global_batch);
+    fit_model_.gradient_exchange = GradientExchangeUnder(request.determinism);
   }
   Result<perf::IterationTime> predicted = PredictAgentPlan(model_, request, allocation, plan);
   if (!predicted) return "the model cannot describe the plan: " + predicted.error;
@@ -61,39 +125,76 @@ perf::FittedModel OnlineRefit::ModelWithMeasurements() const {
 }
 
 std::string OnlineRefit::Refit() {
+  const int distinct = static_cast<int>(model_.fit_points.size() + measured_.size());
+  if (measured_.empty()) return "refit deferred: nothing measured yet";
+  std::vector<perf::ProfiledPoint> points = WeightedPoints();
+  const double before = perf::Rmsle(fit_model_, points, model_.params, 1.0);
+  std::string calibrated;
+  if (calibrates_) calibrated = Calibrate(points);
+  perf::FitOptions options = FitOptionsFor(points, distinct);
+  const int free = static_cast<int>(std::count(options.free.begin(), options.free.end(), true));
+  double after = perf::Rmsle(fit_model_, points, model_.params, options.log_offset);
+  if (free > 0) {
+    Result<perf::FitResult> fit = perf::FitPerfParams(fit_model_, points, options);
+    if (!fit) return calibrated + "refit failed, the parameters are unchanged: " + fit.error;
+    model_.params = fit->params;
+    after = fit->rmsle;
+  }
+  model_.rmsle = after;
+  model_.points = distinct;
+  ++refits_;
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "refit on %zu earlier + %zu measured point(s), %d parameter(s) free: RMSLE %.4f "
+                "-> %.4f",
+                model_.fit_points.size(), measured_.size(), free, before, after);
+  return calibrated + text;
+}
+
+std::vector<perf::ProfiledPoint> OnlineRefit::WeightedPoints() const {
   std::vector<perf::ProfiledPoint> points = model_.fit_points;
   for (const perf::ProfiledPoint& point : measured_) {
     for (int i = 0; i < options_.measurement_weight; ++i) points.push_back(point);
   }
-  const int distinct = static_cast<int>(model_.fit_points.size() + measured_.size());
-  if (distinct < perf::kMinFitPoints) {
-    return "refit deferred: " + std::to_string(distinct) + " point(s) (" +
-           std::to_string(model_.fit_points.size()) + " profiled, " +
-           std::to_string(measured_.size()) + " measured), the fit needs " +
-           std::to_string(perf::kMinFitPoints);
-  }
+  return points;
+}
+
+// The model's forward and backward times (and every stored point's) scaled by the factor that
+// predicts the points best; `points` is rescaled alike. Returns the note's first part.
+std::string OnlineRefit::Calibrate(std::vector<perf::ProfiledPoint>& points) {
+  const double factor = BestSpeedFactor(fit_model_, points, model_.params);
+  ScaleSpeed(model_, factor);
+  for (perf::ProfiledPoint& point : measured_) ScaleSpeed(point, factor);
+  for (perf::ProfiledPoint& point : points) ScaleSpeed(point, factor);
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "compute speed calibrated x%.3f (forward %.3g s per sample); ", factor,
+                perf::ForwardSecondsPerSample(model_.model, perf::Resources{}));
+  return text;
+}
+
+// All 7 parameters from 7 points on (the offload ones only with a ZeRO-Offload point); below
+// that one parameter per point beyond the first (kPartialFitOrder).
+perf::FitOptions OnlineRefit::FitOptionsFor(const std::vector<perf::ProfiledPoint>& points,
+                                            int distinct) const {
   perf::FitOptions options;
   options.starts = options_.starts;
   options.max_evals_per_start = options_.max_evals_per_start;
   options.initial = model_.params;
+  if (distinct < perf::kMinFitPoints) {
+    options.free.fill(false);
+    const int count = std::min<int>(distinct - 1, static_cast<int>(std::size(kPartialFitOrder)));
+    for (int i = 0; i < count; ++i) options.free[kPartialFitOrder[i]] = true;
+    options.min_points = 1;
+    return options;
+  }
   // Offload parameters stay as they are when no point runs ZeRO-Offload (nothing informs them).
   bool any_offload = false;
   for (const perf::ProfiledPoint& point : points) any_offload |= point.plan.offload;
   if (!any_offload) {
     options.free[3] = options.free[4] = options.free[5] = false;  // k_opt_off, k_off, k_swap
   }
-  const double before = perf::Rmsle(fit_model_, points, model_.params, options.log_offset);
-  Result<perf::FitResult> fit = perf::FitPerfParams(fit_model_, points, options);
-  if (!fit) return "refit failed, the model is unchanged: " + fit.error;
-  model_.params = fit->params;
-  model_.rmsle = fit->rmsle;
-  model_.points = distinct;
-  ++refits_;
-  char text[200];
-  std::snprintf(text, sizeof text,
-                "refit on %zu profiled + %zu measured point(s): RMSLE %.4f -> %.4f",
-                model_.fit_points.size(), measured_.size(), before, fit->rmsle);
-  return text;
+  return options;
 }
 
 }  // namespace elastic::agent

@@ -2,8 +2,16 @@
 // metrics collected in real training runs when the prediction error exceeds a threshold"): the
 // throughput each generation's plan measured becomes a profiled point, and the 7 parameters are
 // fitted again on the profile's points (fitted.json's fit_points) plus these, from the current
-// parameters. Later plan choices use the refitted model. Pure (no I/O or clocks), deterministic
-// (the fitter's fixed seed); not thread-safe: one per supervisor.
+// parameters. Later plan choices use the refitted model.
+//
+// A model without a profile (the built-in descriptions, or one bootstrapped from the agent's
+// parameter count: default_perf_model.h) has only assumed forward times: its refits first
+// calibrate the worker's compute speed (one factor on every forward and backward time, chosen so
+// that the measured points are predicted best). With fewer than 7 points in all, a refit fits one
+// of k_const, k_bwd, k_sync, k_opt per point beyond the first; from 7 on, all 7 parameters. So a
+// model improves from the first measured generation instead of waiting for 7.
+// Pure (no I/O or clocks), deterministic (the fitter's fixed seed); not thread-safe: one per
+// supervisor.
 #pragma once
 
 #include <optional>
@@ -45,17 +53,28 @@ class OnlineRefit {
                                             const NodeAllocation& allocation,
                                             const perf::ExecutionPlan& plan, double samples_per_s);
 
-  // Fits the parameters again on the profile's points and the measurements. On success model()
-  // has the new parameters. Returns a one-line note either way (RMSLE before and after, or why
-  // not: fewer than 7 points in all, or the fitter failed).
+  // Fits the parameters again on the profile's points and the measurements (a model without a
+  // profile: calibrated, then partly fitted, as above). On success model() has the new
+  // parameters. Returns a one-line note either way (RMSLE before and after, or why not: nothing
+  // measured yet, or the fitter failed).
   std::string Refit();
 
+  // Whether refits calibrate the compute speed: the model came without any fit point (a built-in
+  // or bootstrapped description, whose forward time is assumed).
+  bool calibrates() const { return calibrates_; }
+
  private:
+  std::vector<perf::ProfiledPoint> WeightedPoints() const;
+  std::string Calibrate(std::vector<perf::ProfiledPoint>& points);
+  perf::FitOptions FitOptionsFor(const std::vector<perf::ProfiledPoint>& points,
+                                 int distinct) const;
+
   perf::FittedModel model_;
   OnlineRefitOptions options_;
   perf::ModelDesc fit_model_;  // model_.model with the forward time carried by each point
   std::vector<perf::ProfiledPoint> measured_;
   int refits_ = 0;
+  bool calibrates_ = false;
 };
 
 }  // namespace elastic::agent

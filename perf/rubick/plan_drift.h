@@ -8,37 +8,63 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "perf/rubick/drift.h"
 
 namespace elastic::agent {
 
+// The agent's model-size line (rank 0, once per generation, before its first step), from which
+// the supervisor bootstraps a performance model for a model nothing describes
+// (default_perf_model.h): "elastic-agent: model params=<P> blocks=<B>".
+std::string FormatModelSizeLine(std::int64_t params, std::int64_t blocks);
+struct ModelSize {
+  double params = 0;
+  int blocks = 0;
+};
+// nullopt for any other line, or for a count that is not a positive integer.
+std::optional<ModelSize> ParseModelSizeLine(std::string_view line);
+
 // samples_per_s of an agent progress line "step=<N> loss=<x> samples_per_s=<y>"; nullopt for
 // any other line.
 std::optional<double> ParseProgressThroughput(std::string_view line);
 
-// A refit is due: the drift over the window passed the threshold.
+// A measurement for the model: each generation's first window of reports (a fit point for the
+// online refit, whatever the prediction), and later any window whose drift passed the threshold.
 struct DriftTrigger {
-  double predicted = 0.0;  // samples/s the running plan was chosen with
-  double measured = 0.0;   // the window's geometric-mean measurement: predicted * (1 + drift)
-  double drift = 0.0;
+  double predicted = 0.0;  // samples/s the running plan was chosen with (0 = none)
+  double measured = 0.0;   // the window's geometric-mean measurement
+  double drift = 0.0;      // measured / predicted - 1 (0 without a prediction)
+  bool generation_point = false;  // the generation's first window
+  bool past_threshold = false;    // |drift| over the window passed the refit threshold
   std::string note;        // one line for the log
 };
 
 class PlanDriftWatch {
  public:
-  explicit PlanDriftWatch(perf::DriftOptions options = {}) : detector_(options) {}
+  explicit PlanDriftWatch(perf::DriftOptions options = {})
+      : detector_(options), window_(options.window) {}
 
-  // A new step started with this prediction (0 = none: its lines are not compared). The first
+  // A new step started with this prediction (0 = none: its lines are only measured). The first
   // progress line of each step is skipped: it includes start-up and checkpoint loading.
   void StartGeneration(std::uint64_t generation, double predicted_samples_per_s);
-  // One line of the step's output. Returns a trigger, once, when the drift over the window
-  // passes the threshold; the window then starts over.
+  // The running step's prediction after a refit: later windows compare against it (the
+  // generation's first window is not measured again).
+  void Repredict(double predicted_samples_per_s) { predicted_ = predicted_samples_per_s; }
+  // One line of the step's output. Returns a generation point once the step's first `window`
+  // reports are in, and a trigger, once, whenever the drift over the window passes the
+  // threshold (the window then starts over); both at once when they coincide.
   std::optional<DriftTrigger> OnLine(std::string_view line);
 
  private:
+  std::optional<DriftTrigger> GenerationPoint(double measured, bool past_threshold) const;
+
   perf::DriftDetector detector_;
+  int window_ = 5;
+  std::vector<double> first_logs_;  // ln(samples/s) of the generation's first window
+  bool generation_measured_ = false;
   std::uint64_t generation_ = 0;
   double predicted_ = 0.0;
   bool skipped_first_ = false;

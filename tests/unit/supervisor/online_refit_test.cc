@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <iostream>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 #include "perf/rubick/default_perf_model.h"
 #include "agent/supervisor/generation_planner.h"
 #include "agent/supervisor/refit_store.h"
+#include "tests/common/fake_env.h"
 #include "tests/common/temp_dir.h"
 
 namespace elastic::agent {
@@ -87,8 +90,10 @@ TEST(OnlineRefit, MeasurementsPullTheParametersBackToWhatTheJobRuns) {
   }
   EXPECT_EQ(refit.measurements(), 2);
   const std::string note = refit.Refit();
-  EXPECT_NE(note.find("refit on 6 profiled + 2 measured point(s): RMSLE"), std::string::npos)
+  EXPECT_NE(note.find("refit on 6 earlier + 2 measured point(s), 7 parameter(s) free: RMSLE"),
+            std::string::npos)
       << note;
+  EXPECT_EQ(note.find("calibrated"), std::string::npos) << note;  // a profile's speeds stand
 
   // Every plan the job may run is now predicted within 1% of the truth, including one neither
   // the profile nor the measurements ran.
@@ -163,16 +168,72 @@ TEST(OnlineRefit, TheRefitSurvivesARequeueThroughTheCheckpointDirectory) {
       << fresh.model_source();
 }
 
-TEST(OnlineRefit, DefersWithTooFewPointsAndKeepsTheModel) {
-  perf::FittedModel model = Truth();  // the built-in model: no profile points
-  OnlineRefit refit(model);
+TEST(OnlineRefit, OneMeasurementCalibratesTheSpeedOfAModelWithoutAProfile) {
+  // The built-in model (no fit points) on a machine 3x slower than it assumes.
+  const perf::FittedModel assumed = Truth();
+  perf::FittedModel truth = assumed;
+  truth.model.fwd_s_per_sample *= 3;
+  OnlineRefit refit(assumed);
+  EXPECT_TRUE(refit.calibrates());
+  EXPECT_EQ(refit.Refit(), "refit deferred: nothing measured yet");
   const PlanRequest request = Request(6);
   perf::ExecutionPlan plan = AgentExecutionPlan(Plan::kDp, 2, 6, 2);
   EXPECT_FALSE(refit.AddMeasurement(request, Nodes(2), plan, 1000.0));
-  EXPECT_FALSE(refit.AddMeasurement(request, Nodes(2), plan, 900.0));  // replaces the first
+  EXPECT_FALSE(refit.AddMeasurement(request, Nodes(2), plan,  // replaces the first
+                                    Measured(truth, request, Nodes(2), Plan::kDp)));
   EXPECT_EQ(refit.measurements(), 1);
-  EXPECT_EQ(refit.Refit(), "refit deferred: 1 point(s) (0 profiled, 1 measured), the fit needs 7");
-  EXPECT_EQ(refit.model().params.k_bwd, model.params.k_bwd);
+  const std::string note = refit.Refit();
+  EXPECT_NE(note.find("compute speed calibrated x0.3"), std::string::npos) << note;
+  EXPECT_NE(note.find("1 measured point(s), 0 parameter(s) free"), std::string::npos) << note;
+  EXPECT_EQ(refit.model().params.k_bwd, assumed.params.k_bwd);  // one point: no parameter moves
+  // The measured configuration is now predicted exactly, and the others moved with it.
+  const double measured = Measured(truth, request, Nodes(2), Plan::kDp);
+  EXPECT_NEAR(Measured(refit.model(), request, Nodes(2), Plan::kDp), measured, 1e-5 * measured);
+  for (auto [word, nodes] : {std::pair{Plan::kDp, 1}, std::pair{Plan::kGc, 3}}) {
+    const double want = Measured(truth, request, Nodes(nodes), word);
+    EXPECT_LT(std::abs(Measured(refit.model(), request, Nodes(nodes), word) / want - 1),
+              std::abs(Measured(assumed, request, Nodes(nodes), word) / want - 1) / 3)
+        << ToString(word) << " on " << nodes;
+  }
+}
+
+// A model nothing describes (a user's module): bootstrapped from its parameter count, each
+// generation's measurement predicted first, then added. The prediction error falls as the
+// generations arrive, and plans no generation ran are predicted well after a few.
+TEST(OnlineRefit, ABootstrappedModelLearnsTheJobGenerationByGeneration) {
+  perf::FittedModel truth = Truth();
+  truth.model.fwd_s_per_sample *= 2.5;  // a slower machine than anything assumed
+  truth.params.k_const = 0.01;
+  perf::FittedModel start = BootstrapPerfModel("user", truth.model.params, truth.model.layers);
+  start.model.global_batch = 192;
+  start.model.seq_len = 1;
+  start.model.hidden = 512;
+  OnlineRefit refit(start);
+  const PlanRequest request = Request(6);
+  auto error = [&](const perf::FittedModel& model, Plan word, int nodes) {
+    return std::abs(Measured(model, request, Nodes(nodes), word) /
+                        Measured(truth, request, Nodes(nodes), word) - 1);
+  };
+  std::vector<double> errors;  // of each generation's prediction before it was measured
+  for (auto [word, nodes] : {std::pair{Plan::kDp, 1}, std::pair{Plan::kDp, 2},
+                             std::pair{Plan::kDp, 3}, std::pair{Plan::kZeroDp, 2},
+                             std::pair{Plan::kGc, 1}, std::pair{Plan::kDp, 6}}) {
+    errors.push_back(error(refit.model(), word, nodes));
+    perf::ExecutionPlan plan = AgentExecutionPlan(word, nodes, request.ests, 2);
+    ASSERT_FALSE(refit.AddMeasurement(request, Nodes(nodes), plan,
+                                      Measured(truth, request, Nodes(nodes), word)));
+    std::cout << "generation " << errors.size() << " (" << ToString(word) << " on " << nodes
+              << "): predicted with error " << 100 * errors.back() << " %; "
+              << refit.Refit() << "\n";
+  }
+  EXPECT_GT(errors[0], 0.5);   // the placeholder speed
+  EXPECT_LT(errors[1], errors[0] / 4);
+  for (std::size_t i = 2; i < errors.size(); ++i) EXPECT_LT(errors[i], 0.10) << i;
+  // Configurations no generation ran.
+  for (auto [word, nodes] : {std::pair{Plan::kZeroDp, 3}, std::pair{Plan::kGc, 2},
+                             std::pair{Plan::kPp, 2}, std::pair{Plan::kZeroDp, 6}}) {
+    EXPECT_LT(error(refit.model(), word, nodes), 0.10) << ToString(word) << " on " << nodes;
+  }
 }
 
 TEST(OnlineRefit, RefusesMeasurementsItCannotExpress) {
@@ -184,6 +245,65 @@ TEST(OnlineRefit, RefusesMeasurementsItCannotExpress) {
   EXPECT_NE(why->find("8 ESTs on 3 ranks"), std::string::npos) << *why;
   EXPECT_TRUE(refit.AddMeasurement(request, Nodes(2), AgentExecutionPlan(Plan::kDp, 2, 8, 2), 0.0));
   EXPECT_EQ(refit.measurements(), 0);
+}
+
+
+// The supervisor's side for a job whose model nothing describes: the first generation runs the
+// requested plan and is measured; the agent's model-size line bootstraps the model, that
+// measurement calibrates it, the curve goes to elasticd, and the next launch is predicted.
+TEST(OnlineRefit, ThePlannerBootstrapsAModelFromTheFirstGeneration) {
+  PlanInputs inputs;
+  inputs.request = Request(6);
+  inputs.model_name = "torchscript";
+  inputs.request.whole_module = true;
+  testing::TempDir dir;
+  inputs.checkpoint_dir = dir.path().string();
+  std::vector<std::string> notes;
+  GenerationPlanner planner(
+      inputs, testing::FakeEnv({{"SLURM_ELASTIC", "1"}, {"SLURM_JOB_CPUS_PER_NODE", "2"}}),
+      [&](const std::string& note) { notes.push_back(note); });
+  planner.SetMaxNodes(3);
+  daemon::PollRequest poll;
+  planner.AddPollFields(poll);
+  EXPECT_FALSE(poll.speed_curve.has_value());  // nothing to predict with yet
+  EXPECT_TRUE(planner.Choose(1, 1).empty());  // the job's own plan (auto: dp)
+  planner.OnLine(FormatModelSizeLine(80'202, 1));
+  auto line = [](int step, double rate) {
+    return "step=" + std::to_string(step) + " loss=1 samples_per_s=" + std::to_string(rate);
+  };
+  for (int step = 1; step <= 6; ++step) planner.OnLine(line(step, 900.0));
+  auto noted = [&](const std::string& text) {
+    for (const std::string& note : notes) {
+      if (note.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(noted("performance model: bootstrapped for torchscript from the agent's count "
+                    "(80202 parameters, 1 block(s))"));
+  EXPECT_TRUE(noted("generation 1: measured 900.0 samples/s over its first 5 reports (no "
+                    "prediction yet)"));
+  EXPECT_TRUE(noted("compute speed calibrated"));
+  EXPECT_TRUE(noted("the running plan dp is now predicted at 900.0 samples/s"))
+      << ::testing::PrintToString(notes);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / kRefitFileName));  // survives a requeue
+  planner.AddPollFields(poll);
+  ASSERT_TRUE(poll.speed_curve.has_value());
+  ASSERT_EQ(poll.speed_curve->size(), 3u);
+  EXPECT_NEAR((*poll.speed_curve)[0], 900.0, 1.0);
+  // The next launch is chosen and predicted with the bootstrapped model; its measurement is
+  // compared with that prediction.
+  notes.clear();
+  const auto env = planner.Choose(2, 2);
+  ASSERT_FALSE(env.empty());
+  EXPECT_TRUE(noted("generation 2: plan ")) << notes.front();
+  for (int step = 1; step <= 6; ++step) planner.OnLine(line(step, 1500.0));
+  EXPECT_TRUE(noted("generation 2: measured 1500.0 samples/s vs predicted ")) << notes.back();
+  EXPECT_TRUE(noted("refit on 0 earlier + 2 measured point(s), 1 parameter(s) free"));
+  // A requeued supervisor starts from the saved bootstrap.
+  GenerationPlanner resumed(inputs, testing::FakeEnv({}), [](const std::string&) {});
+  EXPECT_EQ(resumed.model_source().rfind("the online refit an earlier run of this job saved", 0),
+            0u)
+      << resumed.model_source();
 }
 
 }  // namespace
