@@ -15,6 +15,9 @@ namespace ck = checkpoint;
 
 // A unique 0600 temp file (O_EXCL), as the checkpoints beside it are written.
 void SaveRefit(const fs::path& dir, const perf::FittedModel& model) {
+  // The first generation's refit may come before its first checkpoint made the directory;
+  // made (or checked) the way the checkpoints make it: owned by the user, 0700.
+  ck::EnsurePrivateDirectory(dir);
   try {
     WriteFileAtomically(dir / kRefitFileName, perf::FittedModelToJson(model),
                         {.mode = 0600, .temp_name = TempName::kUnique});

@@ -14,7 +14,8 @@ namespace elastic::agent {
 
 inline constexpr const char* kRefitFileName = "perf_refit.json";
 
-// Writes `model` as fitted.json (elastic-perf-fitted/1) into `dir` atomically: a 0600 temp file,
+// Writes `model` as fitted.json (elastic-perf-fitted/1) into `dir` (made 0700 when missing, as
+// checkpoint directories are) atomically: a 0600 temp file,
 // fsync, rename over the previous one, fsync of the directory.
 void SaveRefit(const std::filesystem::path& dir, const perf::FittedModel& model);
 

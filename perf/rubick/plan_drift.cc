@@ -1,6 +1,7 @@
 // Progress-line parsing and the drift note.
 #include "perf/rubick/plan_drift.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -53,8 +54,8 @@ void PlanDriftWatch::StartGeneration(std::uint64_t generation, double predicted_
   generation_ = generation;
   predicted_ = predicted_samples_per_s;
   skipped_first_ = false;
-  first_logs_.clear();
-  generation_measured_ = false;
+  log_sum_ = 0;
+  reports_ = 0;
 }
 
 std::optional<DriftTrigger> PlanDriftWatch::OnLine(std::string_view line) {
@@ -64,31 +65,29 @@ std::optional<DriftTrigger> PlanDriftWatch::OnLine(std::string_view line) {
     skipped_first_ = true;
     return std::nullopt;
   }
-  bool first_window_done = false;
-  if (!generation_measured_) {
-    first_logs_.push_back(std::log(*measured));
-    first_window_done = generation_measured_ = static_cast<int>(first_logs_.size()) >= window_;
-  }
-  perf::DriftVerdict verdict;
-  if (predicted_ > 0) verdict = detector_.Observe(predicted_, *measured);
-  if (verdict.refit) detector_.Reset();
-  if (first_window_done) {
-    double sum = 0;
-    for (double v : first_logs_) sum += v;
-    return GenerationPoint(std::exp(sum / static_cast<double>(first_logs_.size())), verdict.refit);
-  }
-  if (!verdict.refit) return std::nullopt;
+  log_sum_ += std::log(*measured);
+  ++reports_;
+  const int window = std::max(1, options_.window);
+  if (reports_ % window != 0) return std::nullopt;
+  const double mean = std::exp(log_sum_ / reports_);
+  const bool past = predicted_ > 0 && std::abs(mean / predicted_ - 1.0) > options_.threshold;
+  if (reports_ == window) return GenerationPoint(mean, past);
+  if (!past) return std::nullopt;
+  return DriftPastThreshold(mean);
+}
+
+DriftTrigger PlanDriftWatch::DriftPastThreshold(double measured) const {
   DriftTrigger trigger;
   trigger.predicted = predicted_;
-  trigger.measured = predicted_ * (1.0 + verdict.drift);
-  trigger.drift = verdict.drift;
+  trigger.measured = measured;
+  trigger.drift = measured / predicted_ - 1.0;
   trigger.past_threshold = true;
   char text[256];
   std::snprintf(text, sizeof text,
-                "generation %llu: measured %.1f samples/s vs predicted %.1f: the model's drift "
-                "over the last reports is %+.0f%%, past the refit threshold",
-                static_cast<unsigned long long>(generation_), trigger.measured, predicted_,
-                100.0 * verdict.drift);
+                "generation %llu: measured %.1f samples/s vs predicted %.1f over its %d reports: "
+                "the model's drift is %+.0f%%, past the refit threshold",
+                static_cast<unsigned long long>(generation_), measured, predicted_, reports_,
+                100.0 * trigger.drift);
   trigger.note = text;
   return trigger;
 }
@@ -106,13 +105,13 @@ std::optional<DriftTrigger> PlanDriftWatch::GenerationPoint(double measured,
     std::snprintf(text, sizeof text,
                   "generation %llu: measured %.1f samples/s vs predicted %.1f over its first %d "
                   "reports: error %+.1f%%%s",
-                  static_cast<unsigned long long>(generation_), measured, predicted_, window_,
+                  static_cast<unsigned long long>(generation_), measured, predicted_, reports_,
                   100.0 * point.drift, past_threshold ? ", past the refit threshold" : "");
   } else {
     std::snprintf(text, sizeof text,
                   "generation %llu: measured %.1f samples/s over its first %d reports (no "
                   "prediction yet)",
-                  static_cast<unsigned long long>(generation_), measured, window_);
+                  static_cast<unsigned long long>(generation_), measured, reports_);
   }
   point.note = text;
   return point;

@@ -1,8 +1,12 @@
 // Online-refit watch for the supervisor (Rubick §4.3: the model is "updated online ... when the
 // prediction error exceeds a threshold"): the step's measured throughput (rank 0's progress
-// lines) against the prediction the running plan was chosen with, through perf::DriftDetector.
-// It says when a refit is due and what the step measured; the supervisor refits
-// (online_refit.h). Pure; not thread-safe (one per supervisor).
+// lines) against the prediction the running plan was chosen with. Each generation's first
+// `window` reports give its fit point; after that, every `window` reports the generation's
+// running geometric mean is compared with the prediction, and past `threshold` the point is
+// measured again. The running mean over the whole generation (not the last window alone)
+// averages a shared host's swings of ±20 % between windows out, so a calibrated model is not
+// refitted on noise. The supervisor refits (online_refit.h). Pure; not thread-safe (one per
+// supervisor).
 #pragma once
 
 #include <cstdint>
@@ -10,11 +14,15 @@
 #include <string>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "perf/rubick/drift.h"
 
 namespace elastic::agent {
+
+struct DriftOptions {
+  double threshold = 0.10;  // |relative drift| that triggers a refit (Rubick Table 2: errors
+                            // of a good fit stay below ~10%)
+  int window = 5;           // reports per measurement
+};
 
 // The agent's model-size line (rank 0, once per generation, before its first step), from which
 // the supervisor bootstraps a performance model for a model nothing describes
@@ -44,8 +52,7 @@ struct DriftTrigger {
 
 class PlanDriftWatch {
  public:
-  explicit PlanDriftWatch(perf::DriftOptions options = {})
-      : detector_(options), window_(options.window) {}
+  explicit PlanDriftWatch(DriftOptions options = {}) : options_(options) {}
 
   // A new step started with this prediction (0 = none: its lines are only measured). The first
   // progress line of each step is skipped: it includes start-up and checkpoint loading.
@@ -53,18 +60,18 @@ class PlanDriftWatch {
   // The running step's prediction after a refit: later windows compare against it (the
   // generation's first window is not measured again).
   void Repredict(double predicted_samples_per_s) { predicted_ = predicted_samples_per_s; }
-  // One line of the step's output. Returns a generation point once the step's first `window`
-  // reports are in, and a trigger, once, whenever the drift over the window passes the
-  // threshold (the window then starts over); both at once when they coincide.
+  // One line of the step's output. Returns the generation point once the step's first `window`
+  // reports are in, then a trigger whenever, at a multiple of `window` reports, the
+  // generation's mean is past the threshold from the (current) prediction.
   std::optional<DriftTrigger> OnLine(std::string_view line);
 
  private:
   std::optional<DriftTrigger> GenerationPoint(double measured, bool past_threshold) const;
+  DriftTrigger DriftPastThreshold(double measured) const;
 
-  perf::DriftDetector detector_;
-  int window_ = 5;
-  std::vector<double> first_logs_;  // ln(samples/s) of the generation's first window
-  bool generation_measured_ = false;
+  DriftOptions options_;
+  double log_sum_ = 0;  // ln(samples/s) summed over the generation's reports (first skipped)
+  int reports_ = 0;
   std::uint64_t generation_ = 0;
   double predicted_ = 0.0;
   bool skipped_first_ = false;

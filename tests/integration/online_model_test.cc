@@ -1,0 +1,137 @@
+// Rubick's online model for a job nothing describes (issue 27 item 1), on a live cluster: a
+// user's TorchScript module (an nn.Sequential CNN made by Debian's python3-torch) has neither a
+// train.perf_model nor a built-in description. Its first generation runs the requested plan and
+// is measured; the agent's model-size line bootstraps a model that this measurement calibrates;
+// the grown and the shrunk generations are chosen and predicted with it, each measured against
+// its prediction and refitted. The job ends with the bits of one uninterrupted process.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/common/agent_runs.h"
+#include "tests/common/elasticd_cluster.h"
+#include "tests/common/temp_dir.h"
+
+namespace elastic::testing {
+namespace {
+
+constexpr const char* kPython = "/usr/bin/python3";
+
+class OnlineModel : public ElasticdClusterSuite {
+ protected:
+  static void SetUpTestSuite() {
+    if (RunCommand(std::string(kPython) + " -c 'import torch'").exit_code != 0) return;
+    artifacts_ = new TempDir;
+    const CommandResult made = RunCommand(std::string(kPython) + " " + ELASTIC_SOURCE_DIR +
+                                          "/tests/python/make_test_artifacts.py " +
+                                          artifacts_->path().string());
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    StartWithElasticd();
+  }
+  static void TearDownTestSuite() {
+    delete artifacts_;
+    artifacts_ = nullptr;
+  }
+  void SetUp() override {
+    if (!artifacts_) GTEST_SKIP() << kPython << " has no torch (install python3-torch)";
+  }
+  static std::string Config(const TempDir& dir, const std::string& name, int steps) {
+    const std::string text =
+        "[model]\ntorchscript = \"" + (artifacts_->path() / "seq_cnn.pt").string() +
+        "\"\n[data]\nformat = \"tensors\"\npath = \"" + (artifacts_->path() / "images").string() +
+        "\"\n[train]\nests = 4\nglobal_batch = 32\nlr = 0.05\nmomentum = 0.9\nseed = 3\n"
+        "steps = " + std::to_string(steps) + "\nthreads = 1\nlog_every = 20\n"
+        "[checkpoint]\ndir = \"" + (dir.path() / name).string() + "\"\n";
+    return dir.Write(name + ".toml", text).string();
+  }
+  static TempDir* artifacts_;
+};
+
+TempDir* OnlineModel::artifacts_ = nullptr;
+
+std::vector<std::string> Matching(const std::string& text, const std::string& pattern) {
+  std::vector<std::string> lines;
+  const std::regex line("[^\\n]*" + pattern + "[^\\n]*");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator();
+       ++it) {
+    lines.push_back(it->str());
+  }
+  return lines;
+}
+
+// Polls the job's output until a line matches `pattern`; whether one did within `timeout_s`.
+bool WaitForOutput(const std::string& path, const std::string& pattern, int timeout_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (std::chrono::steady_clock::now() < until) {
+    if (!Matching(RunCommand("cat " + ShellQuote(path)).output, pattern).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return false;
+}
+
+TEST_F(OnlineModel, ATorchScriptJobGetsAModelFromItsOwnGenerations) {
+  TempDir dir;
+  constexpr int kSteps = 5000;  // ~10 ms a step on one rank: the resizes are done by ~2,000
+  const std::string config = Config(dir, "job", kSteps);
+  const std::string out = (dir.path() / "job.out").string();
+  const std::string hold = Submit("-N 3 --exclusive --wrap 'sleep 8'");
+  const std::string job = Submit("-N 1-4 --exclusive --elastic -o " + out + " --wrap " +
+                                 ShellQuote(AgentPath() + " run --config " + config));
+  ASSERT_FALSE(WaitForNodes(job, 4, "1-4", 120).empty())
+      << AdminComment(job) << "\n" << Log() << RunCommand("cat " + ShellQuote(out)).output;
+  // The grown generation is measured (its first 5 reports) before a rigid job shrinks it.
+  EXPECT_TRUE(WaitForOutput(out, "generation 2: measured .* vs predicted", 120))
+      << RunCommand("cat " + ShellQuote(out)).output;
+  const std::string rigid = Submit("-N 3 --exclusive --wrap 'sleep 3600'");
+  EXPECT_FALSE(WaitForNodes(job, 1, "1-4", 120).empty()) << AdminComment(job) << "\n" << Log();
+  const std::string state = cluster().WaitForJob(job, 900);
+  cluster().Run("scancel " + rigid);
+  const std::string text = RunCommand("cat " + ShellQuote(out)).output;
+  ASSERT_EQ(state, "COMPLETED") << text;
+  EXPECT_EQ(cluster().WaitForJob(hold, 10), "COMPLETED");
+
+  for (const char* what : {"performance model", "generation [0-9]+: (plan|measured)"}) {
+    for (const std::string& line : Matching(text, what)) std::cout << line << "\n";
+  }
+  EXPECT_NE(text.find("performance model: none yet: no train.perf_model and no built-in model "
+                      "of torchscript"),
+            std::string::npos)
+      << text;
+  EXPECT_FALSE(Matching(text, "performance model: bootstrapped for torchscript from the agent's "
+                              "count \\([0-9]+ parameters, [0-9]+ block\\(s\\)\\)")
+                   .empty())
+      << text;
+  EXPECT_FALSE(Matching(text, "generation 1: measured [0-9.]+ samples/s over its first 5 reports "
+                              "\\(no prediction yet\\)")
+                   .empty())
+      << text;
+  EXPECT_FALSE(Matching(text, "compute speed calibrated").empty()) << text;
+  // The grown and the shrunk generations: chosen with the model, measured against it.
+  const std::vector<std::string> predicted =
+      Matching(text, "generation [0-9]+: plan [a-z-]+ \\(predicted [0-9.]+ samples/s");
+  EXPECT_GE(predicted.size(), 2u) << text;
+  const std::vector<std::string> compared =
+      Matching(text, "generation [0-9]+: measured [0-9.]+ samples/s vs predicted [0-9.]+ over its "
+                     "first 5 reports: error [-+][0-9.]+%");
+  EXPECT_GE(compared.size(), 2u) << text;
+  EXPECT_FALSE(Matching(text, "refit on 0 earlier \\+ 2 measured point\\(s\\), 1 parameter\\(s\\) "
+                              "free")
+                   .empty())
+      << text;
+  EXPECT_FALSE(Matching(text, "performance model saved in ").empty()) << text;
+
+  // Chosen under d1: bitwise-safe plans, so one process's bits.
+  const std::string reference = Config(dir, "reference", kSteps);
+  const std::string expected =
+      LastParamsHash(RunCommand(ShellQuote(AgentPath()) + " train --config " + reference).output);
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(LastParamsHash(text), expected) << text;
+}
+
+}  // namespace
+}  // namespace elastic::testing
