@@ -15,8 +15,16 @@ namespace {
 // rank's time from the rest), then the backward pass, the sync overlap and the optimizer.
 constexpr int kPartialFitOrder[] = {6 /*k_const*/, 0 /*k_bwd*/, 1 /*k_sync*/, 2 /*k_opt*/};
 
-// A worker `factor` times as fast: every forward and backward time divided by it.
-void ScaleSpeed(perf::ProfiledPoint& point, double factor) {
+// What a calibration scales: a worker's compute speed (every forward and backward time) or the
+// network (the bandwidths between ranks), both assumed in a model without a profile.
+enum class Speed { kCompute, kNetwork };
+
+void Scale(perf::ProfiledPoint& point, Speed speed, double factor) {
+  if (speed == Speed::kNetwork) {
+    point.resources.b_intra *= factor;
+    point.resources.b_inter *= factor;
+    return;
+  }
   point.resources.gpu_flops *= factor;
   point.resources.fwd_s_per_pass /= factor;
   if (point.resources.backward) {
@@ -25,41 +33,49 @@ void ScaleSpeed(perf::ProfiledPoint& point, double factor) {
   }
 }
 
-void ScaleSpeed(perf::FittedModel& model, double factor) {
-  model.model.fwd_s_per_sample /= factor;
-  model.fwd_s_per_pass /= factor;
-  if (model.backward) {
-    model.backward->s_per_pass /= factor;
-    model.backward->s_per_sample /= factor;
+void Scale(perf::FittedModel& model, Speed speed, double factor) {
+  if (speed == Speed::kNetwork) {
+    model.b_intra *= factor;
+    model.b_inter *= factor;
+  } else {
+    model.model.fwd_s_per_sample /= factor;
+    model.fwd_s_per_pass /= factor;
+    if (model.backward) {
+      model.backward->s_per_pass /= factor;
+      model.backward->s_per_sample /= factor;
+    }
   }
-  for (perf::ProfiledPoint& point : model.fit_points) ScaleSpeed(point, factor);
+  for (perf::ProfiledPoint& point : model.fit_points) Scale(point, speed, factor);
 }
 
-// The speed factor that predicts `points` best (least squared log error; Rmsle with no offset),
-// over e^-12 .. e^12: a grid, then golden-section search around its best cell. Deterministic.
-double BestSpeedFactor(const perf::ModelDesc& model, const std::vector<perf::ProfiledPoint>& points,
-                       const perf::PerfParams& params) {
+// The factor within 1e-3 .. 1e3 that predicts `points` best (least squared log error; Rmsle with
+// no offset): a grid, then golden-section search around its best cell. Where the error does not
+// depend on it (a flat objective: e.g. the network when no point spans ranks), 1. Deterministic.
+double BestFactor(const perf::ModelDesc& model, const std::vector<perf::ProfiledPoint>& points,
+                  const perf::PerfParams& params, Speed speed) {
   auto cost = [&](double log_factor) {
     std::vector<perf::ProfiledPoint> scaled = points;
-    for (perf::ProfiledPoint& p : scaled) ScaleSpeed(p, std::exp(log_factor));
+    for (perf::ProfiledPoint& p : scaled) Scale(p, speed, std::exp(log_factor));
     return perf::Rmsle(model, scaled, params, /*log_offset=*/0.0);
   };
-  constexpr double kRange = 12.0;
+  const double range = std::log(1e3);
   constexpr int kCells = 48;
-  double best = 0, best_cost = cost(0);
+  const double unchanged = cost(0);
+  double best = 0, best_cost = unchanged;
   for (int i = 0; i <= kCells; ++i) {
-    const double u = -kRange + 2 * kRange * i / kCells;
+    const double u = -range + 2 * range * i / kCells;
     if (const double c = cost(u); c < best_cost) best = u, best_cost = c;
   }
-  const double cell = 2 * kRange / kCells;
-  double lo = best - cell, hi = best + cell;
+  const double cell = 2 * range / kCells;
+  double lo = std::max(-range, best - cell), hi = std::min(range, best + cell);
   const double ratio = (std::sqrt(5.0) - 1) / 2;
   for (int i = 0; i < 60; ++i) {
     const double a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo);
     if (cost(a) < cost(b)) hi = b; else lo = a;
   }
-  const double u = (lo + hi) / 2;
-  return std::exp(cost(u) <= best_cost ? u : best);
+  if (const double u = (lo + hi) / 2; cost(u) < best_cost) best = u, best_cost = cost(u);
+  // Less than a 0.1 % better fit is no reason to move an assumption.
+  return best_cost < unchanged * (1 - 1e-3) ? std::exp(best) : 1.0;
 }
 
 bool SamePoint(const perf::ProfiledPoint& a, const perf::ProfiledPoint& b) {
@@ -159,17 +175,31 @@ std::vector<perf::ProfiledPoint> OnlineRefit::WeightedPoints() const {
   return points;
 }
 
-// The model's forward and backward times (and every stored point's) scaled by the factor that
-// predicts the points best; `points` is rescaled alike. Returns the note's first part.
+// The model's compute speed (and, once a point spans several ranks, its network) scaled by the
+// factors that predict the points best, in alternating rounds; every stored point and `points`
+// alike. Returns the note's first part.
 std::string OnlineRefit::Calibrate(std::vector<perf::ProfiledPoint>& points) {
-  const double factor = BestSpeedFactor(fit_model_, points, model_.params);
-  ScaleSpeed(model_, factor);
-  for (perf::ProfiledPoint& point : measured_) ScaleSpeed(point, factor);
-  for (perf::ProfiledPoint& point : points) ScaleSpeed(point, factor);
-  char text[160];
+  bool spans_ranks = false;
+  for (const perf::ProfiledPoint& point : points) spans_ranks |= point.resources.gpus > 1;
+  double compute = 1, network = 1;
+  constexpr int kRounds = 3;
+  for (int round = 0; round < kRounds; ++round) {
+    for (Speed speed : {Speed::kCompute, Speed::kNetwork}) {
+      if (speed == Speed::kNetwork && !spans_ranks) continue;
+      const double factor = BestFactor(fit_model_, points, model_.params, speed);
+      if (factor == 1.0) continue;
+      (speed == Speed::kCompute ? compute : network) *= factor;
+      Scale(model_, speed, factor);
+      for (perf::ProfiledPoint& point : measured_) Scale(point, speed, factor);
+      for (perf::ProfiledPoint& point : points) Scale(point, speed, factor);
+    }
+  }
+  char text[200];
   std::snprintf(text, sizeof text,
-                "compute speed calibrated x%.3f (forward %.3g s per sample); ", factor,
-                perf::ForwardSecondsPerSample(model_.model, perf::Resources{}));
+                "calibrated compute x%.3f (forward %.3g s per sample), network x%.3f (%.3g B/s "
+                "between nodes); ",
+                compute, perf::ForwardSecondsPerSample(model_.model, perf::Resources{}), network,
+                model_.b_inter);
   return text;
 }
 

@@ -5,9 +5,10 @@
 // parameters. Later plan choices use the refitted model.
 //
 // A model without a profile (the built-in descriptions, or one bootstrapped from the agent's
-// parameter count: default_perf_model.h) has only assumed forward times: its refits first
-// calibrate the worker's compute speed (one factor on every forward and backward time, chosen so
-// that the measured points are predicted best). With fewer than 7 points in all, a refit fits one
+// parameter count: default_perf_model.h) has only assumed forward times and bandwidths: its
+// refits first calibrate them (one factor on every forward and backward time, and once a point
+// spans several ranks one on the bandwidths between ranks, each within 1e-3..1e3, chosen so that
+// the points are predicted best). With fewer than 7 points in all, a refit fits one
 // of k_const, k_bwd, k_sync, k_opt per point beyond the first; from 7 on, all 7 parameters. So a
 // model improves from the first measured generation instead of waiting for 7.
 // Pure (no I/O or clocks), deterministic (the fitter's fixed seed); not thread-safe: one per

@@ -56,6 +56,7 @@ void PlanDriftWatch::StartGeneration(std::uint64_t generation, double predicted_
   skipped_first_ = false;
   log_sum_ = 0;
   reports_ = 0;
+  last_point_ = 0;
 }
 
 std::optional<DriftTrigger> PlanDriftWatch::OnLine(std::string_view line) {
@@ -71,8 +72,12 @@ std::optional<DriftTrigger> PlanDriftWatch::OnLine(std::string_view line) {
   if (reports_ % window != 0) return std::nullopt;
   const double mean = std::exp(log_sum_ / reports_);
   const bool past = predicted_ > 0 && std::abs(mean / predicted_ - 1.0) > options_.threshold;
-  if (reports_ == window) return GenerationPoint(mean, past);
-  if (!past) return std::nullopt;
+  if (reports_ == window) {
+    last_point_ = mean;
+    return GenerationPoint(mean, past);
+  }
+  if (!past || std::abs(mean / last_point_ - 1.0) <= options_.threshold) return std::nullopt;
+  last_point_ = mean;
   return DriftPastThreshold(mean);
 }
 

@@ -1,11 +1,12 @@
 // Online-refit watch for the supervisor (Rubick §4.3: the model is "updated online ... when the
 // prediction error exceeds a threshold"): the step's measured throughput (rank 0's progress
 // lines) against the prediction the running plan was chosen with. Each generation's first
-// `window` reports give its fit point; after that, every `window` reports the generation's
-// running geometric mean is compared with the prediction, and past `threshold` the point is
-// measured again. The running mean over the whole generation (not the last window alone)
-// averages a shared host's swings of ±20 % between windows out, so a calibrated model is not
-// refitted on noise. The supervisor refits (online_refit.h). Pure; not thread-safe (one per
+// `window` reports give its fit point, with its error against the prediction; after that, every
+// `window` reports the generation's running geometric mean is measured again when it is past
+// `threshold` from the prediction and has also moved past `threshold` from the generation's last
+// point (new information: a model that cannot fit a point is not refitted on it again and
+// again). The running mean over the whole generation (not the
+// last window alone) averages a shared host's swings of ±20 % between windows out. The supervisor refits (online_refit.h). Pure; not thread-safe (one per
 // supervisor).
 #pragma once
 
@@ -61,8 +62,8 @@ class PlanDriftWatch {
   // generation's first window is not measured again).
   void Repredict(double predicted_samples_per_s) { predicted_ = predicted_samples_per_s; }
   // One line of the step's output. Returns the generation point once the step's first `window`
-  // reports are in, then a trigger whenever, at a multiple of `window` reports, the
-  // generation's mean is past the threshold from the (current) prediction.
+  // reports are in, then a trigger whenever, at a multiple of `window` reports, the generation's
+  // mean moved past the threshold from its last point.
   std::optional<DriftTrigger> OnLine(std::string_view line);
 
  private:
@@ -72,6 +73,7 @@ class PlanDriftWatch {
   DriftOptions options_;
   double log_sum_ = 0;  // ln(samples/s) summed over the generation's reports (first skipped)
   int reports_ = 0;
+  double last_point_ = 0;  // the generation's last measurement returned (0 = none yet)
   std::uint64_t generation_ = 0;
   double predicted_ = 0.0;
   bool skipped_first_ = false;

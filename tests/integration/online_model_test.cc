@@ -110,7 +110,7 @@ TEST_F(OnlineModel, ATorchScriptJobGetsAModelFromItsOwnGenerations) {
                               "\\(no prediction yet\\)")
                    .empty())
       << text;
-  EXPECT_FALSE(Matching(text, "compute speed calibrated").empty()) << text;
+  EXPECT_FALSE(Matching(text, "calibrated compute x").empty()) << text;
   // The grown and the shrunk generations: chosen with the model, measured against it.
   const std::vector<std::string> predicted =
       Matching(text, "generation [0-9]+: plan [a-z-]+ \\(predicted [0-9.]+ samples/s");

@@ -183,7 +183,7 @@ TEST(OnlineRefit, OneMeasurementCalibratesTheSpeedOfAModelWithoutAProfile) {
                                     Measured(truth, request, Nodes(2), Plan::kDp)));
   EXPECT_EQ(refit.measurements(), 1);
   const std::string note = refit.Refit();
-  EXPECT_NE(note.find("compute speed calibrated x0.3"), std::string::npos) << note;
+  EXPECT_NE(note.find("calibrated compute x0.3"), std::string::npos) << note;
   EXPECT_NE(note.find("1 measured point(s), 0 parameter(s) free"), std::string::npos) << note;
   EXPECT_EQ(refit.model().params.k_bwd, assumed.params.k_bwd);  // one point: no parameter moves
   // The measured configuration is now predicted exactly, and the others moved with it.
@@ -248,6 +248,37 @@ TEST(OnlineRefit, RefusesMeasurementsItCannotExpress) {
 }
 
 
+// A cluster whose network is far slower than assumed (or whose ranks share cores): two
+// generations, on 1 and on 3 ranks, calibrate the compute speed and the network, and the rank
+// counts no generation ran are predicted from them.
+TEST(OnlineRefit, TwoGenerationsCalibrateComputeAndNetwork) {
+  perf::FittedModel truth = Truth();
+  truth.model.fwd_s_per_sample *= 2;
+  truth.b_intra *= 1e-3;
+  truth.b_inter *= 1e-3;
+  perf::FittedModel start = BootstrapPerfModel("user", truth.model.params, truth.model.layers);
+  start.model.seq_len = 1;
+  start.model.hidden = 512;
+  OnlineRefit refit(start);
+  const PlanRequest request = Request(6);
+  for (int nodes : {1, 3}) {
+    ASSERT_FALSE(refit.AddMeasurement(request, Nodes(nodes),
+                                      AgentExecutionPlan(Plan::kDp, nodes, request.ests, 2),
+                                      Measured(truth, request, Nodes(nodes), Plan::kDp)));
+  }
+  const std::string note = refit.Refit();
+  EXPECT_NE(note.find("network x0.00"), std::string::npos) << note;
+  for (int nodes : {1, 2, 3, 6}) {
+    const double want = Measured(truth, request, Nodes(nodes), Plan::kDp);
+    EXPECT_LT(std::abs(Measured(refit.model(), request, Nodes(nodes), Plan::kDp) / want - 1), 0.05)
+        << nodes << " ranks: " << note;
+  }
+  // The truth's 6 ranks are slower than its 1: the calibrated model says so too, so the curve
+  // gains nothing from growing this job.
+  EXPECT_LT(Measured(refit.model(), request, Nodes(6), Plan::kDp),
+            Measured(refit.model(), request, Nodes(1), Plan::kDp));
+}
+
 // The supervisor's side for a job whose model nothing describes: the first generation runs the
 // requested plan and is measured; the agent's model-size line bootstraps the model, that
 // measurement calibrates it, the curve goes to elasticd, and the next launch is predicted.
@@ -282,7 +313,7 @@ TEST(OnlineRefit, ThePlannerBootstrapsAModelFromTheFirstGeneration) {
                     "(80202 parameters, 1 block(s))"));
   EXPECT_TRUE(noted("generation 1: measured 900.0 samples/s over its first 5 reports (no "
                     "prediction yet)"));
-  EXPECT_TRUE(noted("compute speed calibrated"));
+  EXPECT_TRUE(noted("calibrated compute x"));
   EXPECT_TRUE(noted("the running plan dp is now predicted at 900.0 samples/s"))
       << ::testing::PrintToString(notes);
   EXPECT_TRUE(std::filesystem::exists(dir.path() / kRefitFileName));  // survives a requeue

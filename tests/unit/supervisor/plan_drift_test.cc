@@ -42,21 +42,24 @@ TEST(PlanDrift, NotesARefitOncePerTrigger) {
                       "first 5 reports: error -40.0%, past the refit threshold"),
             std::string::npos)
       << note;
-  for (int i = 0; i < 4; ++i) EXPECT_FALSE(watch.OnLine(Line(70 + 10 * i, 600.0)));
-  // Every 5 reports the generation's mean is compared again: still 40 % off (nothing refitted
-  // the prediction here), so a drift trigger.
-  trigger = watch.OnLine(Line(110, 600.0));
+  // The generation's mean unchanged: nothing new to measure, though the prediction is still off.
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(watch.OnLine(Line(70 + 10 * i, 600.0))) << i;
+  // Then the step slows down: once the mean of its 20 reports (600 x 15, 300 x 5: 504.5) moved
+  // past 10 % from the last point, it is measured again.
+  for (int i = 0; i < 4; ++i) EXPECT_FALSE(watch.OnLine(Line(170 + 10 * i, 300.0))) << i;
+  trigger = watch.OnLine(Line(210, 300.0));
   ASSERT_TRUE(trigger.has_value());
   EXPECT_FALSE(trigger->generation_point);
   EXPECT_TRUE(trigger->past_threshold);
-  EXPECT_NE(trigger->note.find("generation 2: measured 600.0 samples/s vs predicted 1000.0 over "
-                               "its 10 reports: the model's drift is -40%"),
+  EXPECT_NEAR(trigger->measured, 600.0 * std::pow(0.5, 0.25), 1e-6);
+  EXPECT_NE(trigger->note.find("generation 2: measured 504.5 samples/s vs predicted 1000.0 over "
+                               "its 20 reports: the model's drift is -50%"),
             std::string::npos)
       << trigger->note;
   // After a refit the running step is predicted anew; the generation's mean is within 10 % of
   // it, and swings of single windows do not trigger.
-  watch.Repredict(620.0);
-  for (int i = 0; i < 20; ++i) EXPECT_FALSE(watch.OnLine(Line(120 + i, i % 10 < 5 ? 500.0 : 760.0)));
+  watch.Repredict(540.0);
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(watch.OnLine(Line(220 + i, i < 5 ? 500.0 : 760.0)));
 }
 
 // Every generation gives one point from its first window; accurate predictions nothing more.
