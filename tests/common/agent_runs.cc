@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <thread>
 
 #include "tests/common/time_scale.h"
 
@@ -71,6 +73,29 @@ std::string LastParamsHash(const std::string& output) {
     last = (*it)[1];
   }
   return last;
+}
+
+std::string OneProcessParamsHash(const std::string& config) {
+  return LastParamsHash(RunCommand(ShellQuote(AgentPath()) + " train --config " + config).output);
+}
+
+std::vector<std::string> MatchingLines(const std::string& text, const std::string& pattern) {
+  std::vector<std::string> lines;
+  const std::regex line("[^\n]*(" + pattern + ")[^\n]*");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator();
+       ++it) {
+    lines.push_back(it->str());
+  }
+  return lines;
+}
+
+bool WaitForOutput(const std::string& path, const std::string& pattern, int timeout_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (std::chrono::steady_clock::now() < until) {
+    if (!MatchingLines(RunCommand("cat " + ShellQuote(path)).output, pattern).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return false;
 }
 
 pid_t FindAgentRank(const fs::path& config, int rank) {

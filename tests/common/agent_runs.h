@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
@@ -49,6 +50,17 @@ std::string FinalHash(const CommandResult& run);
 // The params_sha256 of the last contract line in a job's output (the supervisor's job prints one
 // per step that ran), or "" without one.
 std::string LastParamsHash(const std::string& output);
+
+// The params_sha256 of `elastic-agent train --config F` in one process: the uninterrupted run a
+// resized job's bits are compared with; "" when it printed none.
+std::string OneProcessParamsHash(const std::string& config);
+
+// The lines of `text` that contain a match of the regex `pattern`, in order.
+std::vector<std::string> MatchingLines(const std::string& text, const std::string& pattern);
+
+// Polls the file at `path` (a job's output) until one of its lines matches `pattern`; whether one
+// did within `timeout_s`.
+bool WaitForOutput(const std::string& path, const std::string& pattern, int timeout_s);
 
 // The pid of rank `rank` of an agent run with `config`, found through /proc (0 if none).
 pid_t FindAgentRank(const std::filesystem::path& config, int rank);

@@ -6,11 +6,9 @@
 // its prediction and refitted. The job ends with the bits of one uninterrupted process.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <iostream>
 #include <regex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/common/agent_runs.h"
@@ -54,26 +52,6 @@ class OnlineModel : public ElasticdClusterSuite {
 
 TempDir* OnlineModel::artifacts_ = nullptr;
 
-std::vector<std::string> Matching(const std::string& text, const std::string& pattern) {
-  std::vector<std::string> lines;
-  const std::regex line("[^\\n]*" + pattern + "[^\\n]*");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator();
-       ++it) {
-    lines.push_back(it->str());
-  }
-  return lines;
-}
-
-// Polls the job's output until a line matches `pattern`; whether one did within `timeout_s`.
-bool WaitForOutput(const std::string& path, const std::string& pattern, int timeout_s) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  while (std::chrono::steady_clock::now() < until) {
-    if (!Matching(RunCommand("cat " + ShellQuote(path)).output, pattern).empty()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
-  return false;
-}
-
 TEST_F(OnlineModel, ATorchScriptJobGetsAModelFromItsOwnGenerations) {
   TempDir dir;
   constexpr int kSteps = 5000;  // ~10 ms a step on one rank: the resizes are done by ~2,000
@@ -96,39 +74,37 @@ TEST_F(OnlineModel, ATorchScriptJobGetsAModelFromItsOwnGenerations) {
   EXPECT_EQ(cluster().WaitForJob(hold, 10), "COMPLETED");
 
   for (const char* what : {"performance model", "generation [0-9]+: (plan|measured)"}) {
-    for (const std::string& line : Matching(text, what)) std::cout << line << "\n";
+    for (const std::string& line : MatchingLines(text, what)) std::cout << line << "\n";
   }
   EXPECT_NE(text.find("performance model: none yet: no train.perf_model and no built-in model "
                       "of torchscript"),
             std::string::npos)
       << text;
-  EXPECT_FALSE(Matching(text, "performance model: bootstrapped for torchscript from the agent's "
+  EXPECT_FALSE(MatchingLines(text, "performance model: bootstrapped for torchscript from the agent's "
                               "count \\([0-9]+ parameters, [0-9]+ block\\(s\\)\\)")
                    .empty())
       << text;
-  EXPECT_FALSE(Matching(text, "generation 1: measured [0-9.]+ samples/s over its first 5 reports "
+  EXPECT_FALSE(MatchingLines(text, "generation 1: measured [0-9.]+ samples/s over its first 5 reports "
                               "\\(no prediction yet\\)")
                    .empty())
       << text;
-  EXPECT_FALSE(Matching(text, "calibrated compute x").empty()) << text;
+  EXPECT_FALSE(MatchingLines(text, "calibrated compute x").empty()) << text;
   // The grown and the shrunk generations: chosen with the model, measured against it.
   const std::vector<std::string> predicted =
-      Matching(text, "generation [0-9]+: plan [a-z-]+ \\(predicted [0-9.]+ samples/s");
+      MatchingLines(text, "generation [0-9]+: plan [a-z-]+ \\(predicted [0-9.]+ samples/s");
   EXPECT_GE(predicted.size(), 2u) << text;
   const std::vector<std::string> compared =
-      Matching(text, "generation [0-9]+: measured [0-9.]+ samples/s vs predicted [0-9.]+ over its "
+      MatchingLines(text, "generation [0-9]+: measured [0-9.]+ samples/s vs predicted [0-9.]+ over its "
                      "first 5 reports: error [-+][0-9.]+%");
   EXPECT_GE(compared.size(), 2u) << text;
-  EXPECT_FALSE(Matching(text, "refit on 0 earlier \\+ 2 measured point\\(s\\), 1 parameter\\(s\\) "
+  EXPECT_FALSE(MatchingLines(text, "refit on 0 earlier \\+ 2 measured point\\(s\\), 1 parameter\\(s\\) "
                               "free")
                    .empty())
       << text;
-  EXPECT_FALSE(Matching(text, "performance model saved in ").empty()) << text;
+  EXPECT_FALSE(MatchingLines(text, "performance model saved in ").empty()) << text;
 
   // Chosen under d1: bitwise-safe plans, so one process's bits.
-  const std::string reference = Config(dir, "reference", kSteps);
-  const std::string expected =
-      LastParamsHash(RunCommand(ShellQuote(AgentPath()) + " train --config " + reference).output);
+  const std::string expected = OneProcessParamsHash(Config(dir, "reference", kSteps));
   ASSERT_FALSE(expected.empty());
   EXPECT_EQ(LastParamsHash(text), expected) << text;
 }
