@@ -7,6 +7,7 @@
 
 #include "perf/rubick/default_perf_model.h"
 #include "perf/rubick/plan_selection.h"
+#include "tests/unit/supervisor/node_allocations.h"
 
 namespace elastic::agent {
 namespace {
@@ -118,12 +119,7 @@ PlanRequest CnnRequest(double budget) {
   return r;
 }
 
-NodeAllocation Nodes(int n) {
-  NodeAllocation a;
-  a.nodes = n;
-  a.cpus_per_node = 2;
-  return a;
-}
+NodeAllocation Nodes(int n) { return OneRankNodes(n, 2); }
 
 double Bytes(Plan word, int ranks) {
   return EstimateAgentMemory(Cnn().model, CnnRequest(0), word, ranks).device_total;

@@ -16,6 +16,7 @@
 #include "agent/supervisor/refit_store.h"
 #include "tests/common/fake_env.h"
 #include "tests/common/temp_dir.h"
+#include "tests/unit/supervisor/node_allocations.h"
 
 namespace elastic::agent {
 namespace {
@@ -30,12 +31,7 @@ PlanRequest Request(std::int64_t ests) {
   return r;
 }
 
-NodeAllocation Nodes(int n) {
-  NodeAllocation a;
-  a.nodes = n;
-  a.cpus_per_node = 2;
-  return a;
-}
+NodeAllocation Nodes(int n) { return OneRankNodes(n, 2); }
 
 perf::FittedModel Truth() {
   perf::FittedModel m = *BuiltInPerfModel("fmnist_cnn");

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "perf/rubick/default_perf_model.h"
+#include "tests/unit/supervisor/node_allocations.h"
 
 namespace elastic::agent {
 namespace {
@@ -56,12 +57,7 @@ PlanRequest Request(Plan plan = Plan::kAuto, Determinism level = Determinism::kD
   return r;
 }
 
-NodeAllocation Nodes(int n, int cpus = 4) {
-  NodeAllocation a;
-  a.nodes = n;
-  a.cpus_per_node = cpus;
-  return a;
-}
+NodeAllocation Nodes(int n, int cpus = 4) { return OneRankNodes(n, cpus); }
 
 TEST(PlanSelection, AutoOnTheBuiltInModelKeepsDp) {
   // The default model's gains of gc/zero-dp over dp are far below min_gain: dp stays.
