@@ -10,7 +10,8 @@
 # machine; (0b) W = 2 dp over NCCL against the baseline when the node has two GPUs (NCCL wants a
 # GPU per rank; on one GPU the W = 2 runs keep the host exchange and say so); (0c)
 # multiplex_cuda_bench, DeepPool Fig. 11 on CUDA (target: fg slowdown <= 1.10 at >= 1.5x combined
-# throughput; reported, not a failure). Prints a line per check; exits 1 if a check fails.
+# throughput; reported, not a failure); (0d) a cuda job's plan memory budget from NVML
+# (`elastic-plan memory`, issue 27). Prints a line per check; exits 1 if a check fails.
 #
 #   bench/gpu_check.sh [--build DIR] [--out DIR] [--no-profile] [--no-multiplex] [--cuda-only]
 #   (DEVICE=cpu runs the same checks on the CPU: the script's own dry run)
@@ -104,6 +105,13 @@ fi
 job base fmnist_cnn "$data" dp 4
 base=$(train base 1)
 echo "gpu_check: fmnist_cnn dp W=1 4 steps: $base"
+# (0d) issue 27: a cuda job's plan budget is its GPU's own memory, read through NVML.
+if [[ ${DEVICE:-cuda} == cuda ]]; then
+  budget=$("$build/tools/elastic-plan" memory --config "$out/base.toml" --ranks 1 2>&1 >/dev/null |
+    grep -o 'memory budget: .*' || true)
+  echo "gpu_check: elastic-plan memory, cuda job: ${budget:-no budget line}"
+  [[ $budget == *NVML* ]] || { echo "gpu_check: FAILED     the cuda job's budget is not NVML's"; failed=1; }
+fi
 job again fmnist_cnn "$data" dp 4
 expect "dp W=1, run twice" "$base" "$(train again 1)"
 # plan, ranks, zero-offload's host threads c

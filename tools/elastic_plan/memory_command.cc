@@ -7,7 +7,6 @@
 #include <iostream>
 
 #include "agent/supervisor/plan_inputs.h"
-#include "common/byte_size.h"
 #include "common/toml_reader.h"
 #include "perf/rubick/agent_memory.h"
 
@@ -83,11 +82,8 @@ int MemoryCommand(const std::vector<std::string>& args) {
     return 2;
   }
   std::cerr << "elastic-plan memory: " << inputs.model_source << "; E = " << inputs.request.ests
-            << ", b = " << inputs.request.global_batch << "; budget per rank: "
-            << (inputs.request.device_memory_bytes > 0
-                    ? FormatByteSize(inputs.request.device_memory_bytes) + " (train.device_memory)"
-                    : std::string("the device's own"))
-            << "\n";
+            << ", b = " << inputs.request.global_batch
+            << "; memory budget: " << inputs.budget_source << "\n";
   PrintPlans(*inputs.model, inputs.request, ranks);
   return 0;
 }
