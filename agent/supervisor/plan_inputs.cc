@@ -74,6 +74,7 @@ PlanInputs ParsePlanInputs(
                          ? FormatByteSize(r.device_memory_bytes) + " per rank (train.device_memory)"
                          : "a CPU rank's share of SLURM_MEM_PER_NODE where set, else unchecked";
   in.cuda = job.train.device == ComputeDevice::kCuda;
+  in.ests_given = !job.train.ests_origin.empty();
   r.momentum_buffers = job.train.momentum != 0;
   const std::string model_name = ModelLabel(job);
   in.model_name = model_name;

@@ -25,6 +25,9 @@ struct PlanInputs {
   std::string model_source;                // for the log: where the model came from, or why none
   std::string budget_source;  // for the log: the memory budget per rank and where it came from
   bool cuda = false;          // train.device = "cuda"
+  // Whether train.ests (or SLURM_ELASTIC_EST) set E; without it `elastic-agent run` picks MAX
+  // nodes x ranks per node (job_shape.h), which only the running job knows.
+  bool ests_given = false;
   // Where the job's checkpoints go (checkpoint.dir, else SLURM_ELASTIC_CHECKPOINT_DIR; "" =
   // none): the online refit is saved there (refit_store.h).
   std::string checkpoint_dir;

@@ -72,7 +72,11 @@ int MemoryCommand(const std::vector<std::string>& args) {
   }
   if (ranks < 1 || ranks > inputs.request.ests) {
     std::cerr << "elastic-plan memory: --ranks: invalid value " << ranks
-              << ": expected 1 to the job's " << inputs.request.ests << " ESTs\n";
+              << ": expected 1 to the job's " << inputs.request.ests << " ESTs"
+              << (inputs.ests_given ? ""
+                                    : " (train.ests is unset, so `elastic-agent run` picks MAX "
+                                      "nodes x ranks per node: give that E with --ests)")
+              << "\n";
     return 2;
   }
   if (!inputs.model) {

@@ -95,6 +95,13 @@ TEST_F(MemoryCli, RefusesBadInputNamingIt) {
                 .exit_code,
             2);
   EXPECT_NE(err().find("missing.toml: cannot be read"), std::string::npos) << err();
+  // No train.ests: E is the running job's MAX nodes x ranks per node, so --ests says which.
+  const std::string no_ests = ShellQuote(
+      dir_.Write("no_ests.toml", "[model]\nname = \"fmnist_cnn\"\n[train]\nglobal_batch = 64\n")
+          .string());
+  EXPECT_EQ(Run("--config " + no_ests + " --ranks 4").exit_code, 2);
+  EXPECT_NE(err().find("give that E with --ests"), std::string::npos) << err();
+  EXPECT_EQ(Run("--config " + no_ests + " --ranks 4 --ests 8").exit_code, 0) << err();
   // A model without a performance model: no estimate, and how to get one.
   const std::string gpt = ShellQuote(
       dir_.Write("gpt.toml", "[model]\nname = \"gpt\"\n[train]\nests = 4\nglobal_batch = 32\n")
