@@ -42,6 +42,7 @@ std::vector<std::pair<std::string, std::string>> GenerationPlanner::Choose(std::
   const std::string g = "generation " + std::to_string(generation) + ": plan ";
   std::optional<PlanSelection> chosen;
   const bool elastic = env_("SLURM_ELASTIC").value_or("") == "1";
+  // Set with or without a model: the generation's measurement is a point on this allocation.
   if (elastic) running_allocation_ = AllocationFromEnv(nodes, env_);
   if (!elastic) {
     // Outside an --elastic job the SPANK plugin refuses an srun that carries elastic
@@ -98,11 +99,11 @@ void GenerationPlanner::Bootstrap(const ModelSize& size) {
   if (inputs_.request.model_blocks == 0) inputs_.request.model_blocks = size.blocks;
   char text[200];
   std::snprintf(text, sizeof text,
-                "performance model: bootstrapped for %s from the agent's count (%.0f parameters, "
-                "%d block(s)); its speed and parameters come from the job's own generations",
+                "bootstrapped for %s from the agent's count (%.0f parameters, %d block(s)); its "
+                "speed and parameters come from the job's own generations",
                 inputs_.model_name.c_str(), size.params, size.blocks);
-  note_(text);
-  inputs_.model_source = std::string(text).substr(std::string("performance model: ").size());
+  inputs_.model_source = text;
+  note_("performance model: " + inputs_.model_source);
   refit_.emplace(std::move(model));
 }
 

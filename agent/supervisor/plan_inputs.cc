@@ -53,6 +53,22 @@ perf::FittedModel LoadFitted(
   return *fitted;
 }
 
+// A cuda job without train.device_memory: its GPUs' own memory less the framework's reserve.
+void UseGpuMemoryBudget(PlanInputs& in) {
+  std::string why;
+  const std::optional<GpuMemory> gpus = ReadGpuMemory(why);
+  if (!gpus) {
+    in.budget_source = "unchecked (a cuda job without train.device_memory: " + why + ")";
+    return;
+  }
+  in.request.device_memory_bytes = gpus->smallest_total_bytes * (1.0 - kGpuFrameworkReserve);
+  in.budget_source = FormatByteSize(in.request.device_memory_bytes) +
+                     " per rank (the smallest of this node's " + std::to_string(gpus->devices) +
+                     " GPU(s), NVML, less " +
+                     std::to_string(static_cast<int>(kGpuFrameworkReserve * 100)) +
+                     " % for the framework)";
+}
+
 }  // namespace
 
 PlanInputs ParsePlanInputs(
@@ -105,18 +121,7 @@ PlanInputs ReadPlanInputs(const std::string& config_path, const EnvLookup& env) 
   if (base.empty()) base = ".";
   PlanInputs in = ParsePlanInputs(*text, std::filesystem::path(config_path).filename().string(),
                                   std::filesystem::absolute(base).string(), env, &ReadWholeFile);
-  if (in.cuda && in.request.device_memory_bytes <= 0) {
-    std::string why;
-    if (std::optional<GpuMemory> gpus = ReadGpuMemory(why)) {
-      in.request.device_memory_bytes = gpus->smallest_total_bytes * (1.0 - kGpuFrameworkReserve);
-      in.budget_source = FormatByteSize(in.request.device_memory_bytes) +
-                         " per rank (the smallest of this node's " +
-                         std::to_string(gpus->devices) + " GPU(s), NVML, less 10 % for the "
-                         "framework)";
-    } else {
-      in.budget_source = "unchecked (a cuda job without train.device_memory: " + why + ")";
-    }
-  }
+  if (in.cuda && in.request.device_memory_bytes <= 0) UseGpuMemoryBudget(in);
   return in;
 }
 

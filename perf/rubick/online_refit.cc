@@ -73,7 +73,8 @@ double BestFactor(const perf::ModelDesc& model, const std::vector<perf::Profiled
     const double a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo);
     if (cost(a) < cost(b)) hi = b; else lo = a;
   }
-  if (const double u = (lo + hi) / 2; cost(u) < best_cost) best = u, best_cost = cost(u);
+  const double middle = (lo + hi) / 2;
+  if (const double c = cost(middle); c < best_cost) best = middle, best_cost = c;
   // Less than a 0.1 % better fit is no reason to move an assumption.
   return best_cost < unchanged * (1 - 1e-3) ? std::exp(best) : 1.0;
 }
@@ -144,7 +145,8 @@ std::string OnlineRefit::Refit() {
   const int distinct = static_cast<int>(model_.fit_points.size() + measured_.size());
   if (measured_.empty()) return "refit deferred: nothing measured yet";
   std::vector<perf::ProfiledPoint> points = WeightedPoints();
-  const double before = perf::Rmsle(fit_model_, points, model_.params, 1.0);
+  const double before =
+      perf::Rmsle(fit_model_, points, model_.params, perf::FitOptions{}.log_offset);
   std::string calibrated;
   if (calibrates_) calibrated = Calibrate(points);
   perf::FitOptions options = FitOptionsFor(points, distinct);

@@ -152,17 +152,23 @@ Result<PlanSelection> SelectFixed(const perf::FittedModel& model, const PlanRequ
   return Result<PlanSelection>::Ok(std::move(s));
 }
 
+// The selection for a candidate the agent runs (zero-offload with the planner's c threads).
+PlanSelection SelectionOf(const Candidate& chosen, int cpu_threads) {
+  PlanSelection s;
+  s.word = chosen.word;
+  s.plan = chosen.plan;
+  if (chosen.word == Plan::kZeroOffload) s.cpu_threads = cpu_threads;
+  s.predicted_samples_per_s = chosen.time ? chosen.time->throughput : 0.0;
+  return s;
+}
+
 // No plan both fits and is predicted. One that fits memory but the model cannot predict (pp on
 // stages that do not divide the layers) is preferred; else nothing fits, and the leanest plan
 // runs rather than none (an estimate, and a CPU budget is an emulation). The curve does not count
 // an over-budget plan (NodeSensitivityCurve), so elasticd does not grow a job where none fits.
 Result<PlanSelection> Fallback(const Candidate& chosen, bool over_budget, const std::string& budget,
                                int cpu_threads, const perf::FittedModel& model) {
-  PlanSelection s;
-  s.word = chosen.word;
-  s.plan = chosen.plan;
-  if (chosen.word == Plan::kZeroOffload) s.cpu_threads = cpu_threads;
-  s.predicted_samples_per_s = chosen.time ? chosen.time->throughput : 0.0;
+  PlanSelection s = SelectionOf(chosen, cpu_threads);
   s.over_budget = over_budget;
   s.reason = (over_budget ? "auto: no plan fits the memory budget, so the one with the smallest "
                             "estimate"
@@ -225,11 +231,7 @@ Result<PlanSelection> SelectAuto(const perf::FittedModel& model, const PlanReque
     return Result<PlanSelection>::Fail("auto: no plan can run on " +
                                        std::to_string(Ranks(allocation)) + " rank(s): " + refusals);
   }
-  PlanSelection s;
-  s.word = best->word;
-  s.plan = best->plan;
-  if (best->word == Plan::kZeroOffload) s.cpu_threads = c;
-  s.predicted_samples_per_s = best->time->throughput;
+  PlanSelection s = SelectionOf(*best, c);
   s.reason = "auto: fastest predicted of " + compared + " samples/s" + kept + budget +
              " (model " + model.model_name + ")";
   return Result<PlanSelection>::Ok(std::move(s));

@@ -1,10 +1,13 @@
 // ElasticdClusterSuite: AdminComment, elasticd's log and client, and its restart.
 #include "tests/common/elasticd_cluster.h"
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <regex>
 #include <thread>
 
+#include "tests/common/agent_runs.h"
 #include "tests/common/time_scale.h"
 
 namespace elastic::testing {
@@ -59,6 +62,21 @@ std::string ElasticdClusterSuite::ElasticdCli() {
 std::string ElasticdClusterSuite::Log() {
   return RunCommand("cat " + cluster().Export("ELASTIC_CLUSTER_DIR") + "/log/elasticd.log")
       .output;
+}
+
+ElasticdClusterSuite::GrownJob ElasticdClusterSuite::GrowToAllFourNodes(
+    const std::string& config, const std::string& out) {
+  GrownJob grown;
+  grown.hold = Submit("-N 3 --exclusive --wrap 'sleep 8'");
+  grown.job = Submit("-N 1-4 --exclusive --elastic -o " + out + " --wrap " +
+                     ShellQuote(AgentPath() + " run --config " + config));
+  if (WaitForNodes(grown.job, 4, "1-4", 120).empty()) {
+    ADD_FAILURE() << "job " << grown.job << " did not grow to 4 nodes\n"
+                  << AdminComment(grown.job) << "\n"
+                  << Log() << RunCommand("cat " + ShellQuote(out)).output;
+    grown.job.clear();
+  }
+  return grown;
 }
 
 }  // namespace elastic::testing

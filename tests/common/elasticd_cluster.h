@@ -23,6 +23,17 @@ class ElasticdClusterSuite : public ClusterSuite {
   // The elasticd client command line for this cluster's daemon.
   static std::string ElasticdCli();
   static std::string Log();
+
+  // The jobs of GrowToAllFourNodes: the elastic job and the rigid 3-node job that held the
+  // other nodes for 8 s.
+  struct GrownJob {
+    std::string job, hold;
+  };
+  // Submits `-N 1-4 --exclusive --elastic` `elastic-agent run --config F` (output to `out`)
+  // while a rigid job holds 3 nodes for 8 s, and waits (120 s) until elasticd has grown it to
+  // all 4 nodes. On timeout the test fails with the AdminComment, elasticd's log and the job's
+  // output, and `job` is "".
+  static GrownJob GrowToAllFourNodes(const std::string& config, const std::string& out);
 };
 
 }  // namespace elastic::testing

@@ -86,11 +86,8 @@ TEST_F(MemoryPlanSwitch, ABudgetBelowTheDpReplicaSwitchesPlansOnGrowAndShrinkWit
       dir, "job", "device_memory = \"" + std::to_string(budget) + "\"\n"))).string();
 
   const std::string out = (dir.path() / "job.out").string();
-  const std::string hold = Submit("-N 3 --exclusive --wrap 'sleep 8'");
-  const std::string job = Submit("-N 1-4 --exclusive --elastic -o " + out + " --wrap " +
-                                 ShellQuote(AgentPath() + " run --config " + config));
-  ASSERT_FALSE(WaitForNodes(job, 4, "1-4", 120).empty())
-      << AdminComment(job) << "\n" << Log() << RunCommand("cat " + ShellQuote(out)).output;
+  const auto [job, hold] = GrowToAllFourNodes(config, out);
+  ASSERT_FALSE(job.empty());
   EXPECT_FALSE(WaitForPlan(job, "pp", 90, &AdminComment).empty()) << AdminComment(job);
   const std::string rigid = Submit("-N 3 --exclusive --wrap 'sleep 3600'");
   EXPECT_FALSE(WaitForNodes(job, 1, "1-4", 120).empty()) << AdminComment(job) << "\n" << Log();

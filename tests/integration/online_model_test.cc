@@ -57,11 +57,8 @@ TEST_F(OnlineModel, ATorchScriptJobGetsAModelFromItsOwnGenerations) {
   constexpr int kSteps = 5000;  // ~10 ms a step on one rank: the resizes are done by ~2,000
   const std::string config = Config(dir, "job", kSteps);
   const std::string out = (dir.path() / "job.out").string();
-  const std::string hold = Submit("-N 3 --exclusive --wrap 'sleep 8'");
-  const std::string job = Submit("-N 1-4 --exclusive --elastic -o " + out + " --wrap " +
-                                 ShellQuote(AgentPath() + " run --config " + config));
-  ASSERT_FALSE(WaitForNodes(job, 4, "1-4", 120).empty())
-      << AdminComment(job) << "\n" << Log() << RunCommand("cat " + ShellQuote(out)).output;
+  const auto [job, hold] = GrowToAllFourNodes(config, out);
+  ASSERT_FALSE(job.empty());
   // The grown generation is measured (its first 5 reports) before a rigid job shrinks it.
   EXPECT_TRUE(WaitForOutput(out, "generation 2: measured .* vs predicted", 120))
       << RunCommand("cat " + ShellQuote(out)).output;
