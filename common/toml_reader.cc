@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/duration.h"
+#include "common/toml_text.h"
 
 namespace elastic {
 
@@ -65,11 +66,7 @@ TomlReader TomlReader::FromString(std::string_view text, std::string source_name
 }
 
 TomlReader TomlReader::FromFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read config file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return FromString(text.str(), path);
+  return FromString(ReadConfigFile(path), path);
 }
 
 const std::string& TomlReader::source_name() const { return impl_->source_name; }

@@ -1,6 +1,6 @@
--- slurm-elastic's job_submit.lua: records an elastic job's node bounds (-N MIN-MAX) in its
--- AdminComment at submission, because Slurm forgets them once the job runs and elasticd needs
--- them to grow and shrink it. AdminComment is admin-only, so users cannot forge the record.
+-- slurm-elastic's job_submit.lua: records an elastic job's node bounds (-N MIN-MAX) and
+-- --elastic-class in its AdminComment at submission, because Slurm forgets the bounds once the
+-- job runs and elasticd needs them to grow and shrink it, and the class to serve it. AdminComment is admin-only, so users cannot forge the record.
 -- Install: JobSubmitPlugins=lua in slurm.conf and this file as job_submit.lua beside slurm.conf;
 -- a site with its own job_submit.lua calls slurm_elastic_record_bounds(job_desc) (and, for
 -- background jobs, slurm_elastic_steer_background(job_desc)) from it.
@@ -16,6 +16,23 @@ local function is_elastic(job_desc)
   return false
 end
 
+-- The --elastic-class word from the job's control environment (guaranteed, best-effort or
+-- background), or "best-effort" when absent or anything else. elasticd reads it from here, not
+-- from what the job's supervisor says, to order waiting jobs and to choose whom to preempt.
+local function elastic_class(job_desc)
+  local env = job_desc.spank_job_env
+  local class = "best-effort"
+  if env == nil then return class end
+  for i = 0, (job_desc.spank_job_env_size or 0) do
+    local entry = env[i]
+    if type(entry) == "string" then
+      local value = string.match(entry, "^ELASTIC_CLASS=([a-z-]+)$")
+      if value == "guaranteed" or value == "background" then class = value end
+    end
+  end
+  return class
+end
+
 function slurm_elastic_record_bounds(job_desc)
   if not is_elastic(job_desc) then return end
   -- An expansion job (salloc --dependency=expand:J) carries --elastic too; it is not elastic.
@@ -26,7 +43,8 @@ function slurm_elastic_record_bounds(job_desc)
   if min == nil or min == NO_VAL or min < 1 then min = 1 end
   local max = job_desc.max_nodes
   if max == nil or max == NO_VAL or max < min then max = min end
-  job_desc.admin_comment = string.format("elastic:nodes=0/%d-%d", min, max)
+  job_desc.admin_comment = string.format("elastic:nodes=0/%d-%d,class=%s", min, max,
+                                         elastic_class(job_desc))
 end
 
 -- --elastic-class=background (DeepPool §5 co-location): the plugin cannot set a job's partition,

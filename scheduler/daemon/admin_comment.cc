@@ -15,6 +15,7 @@ std::string FormatAdminComment(const JobRecord& job) {
                      std::to_string(job.min_nodes) + "-" + std::to_string(job.max_nodes) +
                      ",plan=" + ShownPlan(job) + ",gen=" + std::to_string(job.generation) +
                      ",class=" + job.sla_class + ",last=" + std::to_string(job.last_resize_unix);
+  if (!job.quota.empty()) text += ",quota=" + job.quota;  // guaranteed jobs only
   // Last, and only on multi-device nodes, so checks matching the CPU-node text keep matching.
   if (const int devices = ShownDevices(job); devices > 0) {
     text += ",devices=" + std::to_string(devices);

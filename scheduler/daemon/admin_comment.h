@@ -14,7 +14,8 @@
 namespace elastic::daemon {
 
 // elastic:est=8,nodes=3/1-4,plan=dp,gen=5,class=best-effort,last=<unix time>
-// plan= is ShownPlan: what the step runs, once the supervisor has reported it. When the job's
+// plan= is ShownPlan: what the step runs, once the supervisor has reported it. A guaranteed job
+// has ",quota=within" or ",quota=over" after last= (its account's quota, sla_quota.h). When the job's
 // nodes hold more devices than nodes (GPU nodes with several GPUs), ",devices=<total>" follows;
 // on one-device nodes the text is exactly the one above.
 std::string FormatAdminComment(const JobRecord& job);

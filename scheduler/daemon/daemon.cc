@@ -97,6 +97,8 @@ CycleOptions CycleOptionsFrom(const DaemonConfig& config) {
   // jobs, then their Policy decides which elastic jobs grow or shrink (resize_decision.h).
   options.resize = config.policy != "backfill";
   options.policy = config.policy;
+  options.decision.quotas = config.quotas;
+  options.decision.preempt_best_effort = config.preemption;
   options.background.partition = config.background_partition;
   options.background.max_per_node = config.background_max_per_node;
   return options;
@@ -208,6 +210,18 @@ void ApplyBackgroundPlan(const DaemonConfig& config,
   }
 }
 
+// Preemption's writes: requeue each best-effort job a guaranteed one needs the nodes of (its
+// agents checkpoint at the step boundary on Slurm's SIGTERM; it resumes when it runs again).
+void ApplyPreemptions(const std::vector<policy::Preemption>& preemptions) {
+  for (const policy::Preemption& preemption : preemptions) {
+    std::string error = slurm::RequeueJob(preemption.job_id);
+    Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
+        "job " + std::to_string(preemption.job_id) + (error.empty() ? " preempted" :
+        " not preempted") + " (requeue): " + preemption.reason +
+            (error.empty() ? "" : ": " + error));
+  }
+}
+
 void WriteCycleResults(const DaemonConfig& config,
                        const std::vector<std::pair<std::uint32_t, std::string>>& comments,
                        const std::optional<std::set<std::uint32_t>>& live, std::int64_t now) {
@@ -260,8 +274,10 @@ void StartCycle(const DaemonConfig& config, DaemonState& state, SlurmWorker& wor
     worker.Submit(
         [&config, comments = std::move(result.admin_comments), live = std::move(live),
          now = read.view.now, bg_nodes = std::move(result.background_partition_nodes),
-         give_ways = std::move(result.background_give_way)] {
+         give_ways = std::move(result.background_give_way),
+         preemptions = std::move(result.preemptions)] {
           try {
+            ApplyPreemptions(preemptions);
             ApplyBackgroundPlan(config, bg_nodes, give_ways);
           } catch (const std::exception& e) {
             Log(LogLevel::kWarn, std::string("background placement: ") + e.what());

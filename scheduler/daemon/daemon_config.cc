@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/duration.h"
+#include "common/toml_text.h"
 #include "common/toml_reader.h"
 
 namespace elastic::daemon {
@@ -34,6 +35,23 @@ void RequirePartitionName(const TomlReader& reader, std::string_view key, const 
   }
 }
 
+// [quotas]: one integer per Slurm account (a plain name: a dot would make it a nested key).
+std::optional<std::map<std::string, int>> ReadQuotas(TomlReader& reader, std::string_view text) {
+  if (!TomlHasTable(text, "quotas")) return std::nullopt;
+  std::map<std::string, int> quotas;
+  for (const std::string& account : TomlTableKeys(text, "quotas")) {
+    const std::string key = "quotas." + account;
+    bool plain = !account.empty() && account.size() <= 64;
+    for (unsigned char c : account) plain = plain && (std::isalnum(c) || c == '_' || c == '-');
+    if (!plain) {
+      reader.Fail(key, "invalid account name \"" + account +
+                           "\": expected a Slurm account (letters, digits, _ -)");
+    }
+    if (auto devices = reader.Integer(key, 0, 1 << 20)) quotas[account] = static_cast<int>(*devices);
+  }
+  return quotas;
+}
+
 template <std::size_t N>
 std::size_t IndexIn(const TomlReader& reader, std::string_view key, const std::string& value,
                     const std::array<std::string_view, N>& choices) {
@@ -45,7 +63,7 @@ std::size_t IndexIn(const TomlReader& reader, std::string_view key, const std::s
   reader.Fail(key, "invalid value \"" + value + "\": expected one of " + expected);
 }
 
-DaemonConfig Read(TomlReader& reader) {
+DaemonConfig Read(TomlReader& reader, std::string_view text) {
   DaemonConfig config;
   if (auto v = reader.String("daemon.socket")) config.socket = *v;
   RequireAbsolute(reader, "daemon.socket", config.socket, false);
@@ -69,6 +87,8 @@ DaemonConfig Read(TomlReader& reader) {
   if (auto v = reader.Duration("scheduler.min_resize_interval")) config.min_resize_interval = *v;
   if (auto v = reader.Double("scheduler.reconfig_penalty", 0.0, 1.0)) config.reconfig_penalty = *v;
   if (auto v = reader.Duration("scheduler.resize_cost")) config.resize_cost = *v;
+  if (auto v = reader.Bool("scheduler.preemption")) config.preemption = *v;
+  config.quotas = ReadQuotas(reader, text);
 
   if (auto v = reader.String("cleanup.checkpoint_base")) config.checkpoint_base = *v;
   RequireAbsolute(reader, "cleanup.checkpoint_base", config.checkpoint_base, false);
@@ -108,12 +128,11 @@ std::optional<std::optional<std::chrono::seconds>> ParseRetention(std::string_vi
 
 DaemonConfig ParseDaemonConfig(const std::string& text, const std::string& source_name) {
   TomlReader reader = TomlReader::FromString(text, source_name);
-  return Read(reader);
+  return Read(reader, text);
 }
 
 DaemonConfig LoadDaemonConfig(const std::string& path) {
-  TomlReader reader = TomlReader::FromFile(path);
-  return Read(reader);
+  return ParseDaemonConfig(ReadConfigFile(path), path);
 }
 
 const char* ToString(LogLevel level) { return kLevels[static_cast<int>(level)].data(); }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,12 @@ struct DaemonConfig {
   // Rubick's delta: what one resize costs a job (checkpoint, resize, relaunch; measured ~2 s
   // for the Fashion-MNIST job, see docs/evaluation.md).
   std::chrono::milliseconds resize_cost{std::chrono::seconds(3)};
+  // Requeue best-effort elastic jobs when shrinking alone cannot start a guaranteed job within
+  // its account's quota (resize_decision.h step 1).
+  bool preemption = true;
+  // [quotas]: account = devices its guaranteed jobs may claim (sla_quota.h); nullopt without the
+  // table, when every guaranteed job is within quota.
+  std::optional<std::map<std::string, int>> quotas;
   // [cleanup]
   // Parent of the per-job checkpoint directories: the plugin's checkpoint_base argument.
   std::string checkpoint_base = "/var/spool/slurm-elastic";

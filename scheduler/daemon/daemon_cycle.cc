@@ -8,6 +8,7 @@
 #include "scheduler/daemon/background_cycle.h"
 #include "scheduler/daemon/order_builder.h"
 #include "scheduler/policy/policy.h"
+#include "scheduler/policy/sla_quota.h"
 
 namespace elastic::daemon {
 namespace {
@@ -77,6 +78,31 @@ void CountDevices(DaemonState& state, const policy::SlurmView& view) {
   }
 }
 
+// Each guaranteed job's quota standing as its AdminComment shows it ("within" / "over"; "" for
+// the other classes); a change rewrites the comment.
+void MarkQuotaStanding(DaemonState& state, const policy::SlurmView& view,
+                       const CycleOptions& options) {
+  std::map<std::uint32_t, int> min_nodes;
+  for (const JobRecord& job : state.jobs) min_nodes[job.job_id] = job.min_nodes;
+  const std::map<std::uint32_t, bool> standing =
+      policy::QuotaStanding(view, min_nodes, options.decision.quotas);
+  for (JobRecord& job : state.jobs) {
+    auto it = standing.find(job.job_id);
+    const std::string quota = it == standing.end() ? "" : it->second ? "within" : "over";
+    if (quota != job.quota) job.comment_dirty = true;
+    job.quota = quota;
+  }
+}
+
+// A preempted job leaves the registry's decisions: it is requeued this cycle and registers again
+// when it runs.
+void RecordPreemption(DaemonState& state, const policy::Preemption& preemption,
+                      std::int64_t now) {
+  state.Record(now, preemption.job_id, "preempt",
+               std::to_string(preemption.nodes.size()) + " nodes, requeued: " +
+                   preemption.reason);
+}
+
 // Logs a held-back grow only when its reason changes, so the decision log is not flooded.
 void RecordHeldBack(DaemonState& state, const policy::HeldBack& held, std::int64_t now) {
   for (auto it = state.recent.rbegin(); it != state.recent.rend(); ++it) {
@@ -123,6 +149,10 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
       if (JobRecord* job = state.Find(order.job_id)) IssueOrder(state, *job, order, now);
     }
     for (const policy::HeldBack& held : decision.held_back) RecordHeldBack(state, held, now);
+    for (const policy::Preemption& preemption : decision.preemptions) {
+      RecordPreemption(state, preemption, now);
+    }
+    result.preemptions = std::move(decision.preemptions);
   }
   // After this cycle's orders, so nodes a new shrink releases already count as left.
   if (!options.background.partition.empty()) {
@@ -133,6 +163,7 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
     result.background_give_way = std::move(bg.give_way);
   }
   CountDevices(state, view);
+  MarkQuotaStanding(state, view, options);
   for (JobRecord& job : state.jobs) {
     if (!job.comment_dirty) continue;
     result.admin_comments.emplace_back(job.job_id, FormatAdminComment(job));

@@ -1,9 +1,10 @@
 // One elasticd cycle over a fresh Slurm view, pure: reconcile the registry with Slurm (drop jobs
 // that ended, take node sets from Slurm, expire orders a silent supervisor never carried out),
-// run the resize decision over the jobs free to move — step 1 (room for waiting jobs) its own,
+// run the resize decision over the jobs free to move (preempting best-effort jobs where a
+// guaranteed one within quota needs it) — step 1 (room for waiting jobs) its own,
 // step 2 decided by the configured scheduling Policy (MakePolicy(policy), the objects
 // elastic-sim runs, through policy/live_policy.h) — issue its orders, and say which
-// AdminComments to rewrite. The daemon does the I/O around it (daemon.cc).
+// AdminComments to rewrite (with each guaranteed job's quota standing, sla_quota.h). The daemon does the I/O around it (daemon.cc).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,8 @@ struct CycleResult {
   // background jobs to requeue, most urgent first (policy/background_placement.h).
   std::optional<std::vector<std::string>> background_partition_nodes;
   std::vector<policy::GiveWay> background_give_way;
+  // Best-effort elastic jobs to requeue for a guaranteed job (resize_decision.h step 1).
+  std::vector<policy::Preemption> preemptions;
 };
 
 CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,

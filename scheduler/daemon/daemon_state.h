@@ -37,7 +37,12 @@ struct JobRecord {
   // Its sensitivity curve (Rubick §5.2): samples/s at 1, 2, ... nodes, which the live policy
   // reads instead of its speedup model; empty until reported. Not saved either.
   std::vector<double> speed_curve;
+  // As job_submit.lua recorded it in the AdminComment at submission (the register request's
+  // class only for a job without that record, which elasticd never resizes).
   std::string sla_class = "best-effort";
+  // A guaranteed job's quota standing from the latest cycle: "within", "over"; "" otherwise.
+  // Not saved: the next cycle computes it again.
+  std::string quota;
   std::optional<ResizeOrder> order;  // in flight (design.md §3)
   std::string supervisor_state = "running";
   std::string detail;              // the supervisor's last note

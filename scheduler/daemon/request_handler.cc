@@ -118,7 +118,9 @@ std::string Register(const Authenticated& who, DaemonState& state, std::int64_t 
   job.nodes = slurm.nodes;
   job.ests = request.ests;
   job.plan = std::move(request.plan);
-  job.sla_class = std::move(request.sla_class);
+  // The class recorded at submission counts (a user cannot forge the AdminComment).
+  std::optional<SlaClass> recorded = ParseRecordedClass(slurm.admin_comment);
+  job.sla_class = recorded ? std::string(ToString(*recorded)) : std::move(request.sla_class);
   // The supervisor knows which generation runs; an order it has not carried out is void.
   job.generation = request.generation;
   job.last_order_generation = std::max(job.last_order_generation, job.generation);

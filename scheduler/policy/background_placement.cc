@@ -9,11 +9,6 @@
 namespace elastic::policy {
 namespace {
 
-bool WaitsForNodes(const SlurmJob& job) {
-  return job.state == SlurmJobState::kPending &&
-         (job.reason == "Resources" || job.reason == "Priority");
-}
-
 // Nodes some foreground job holds and is not leaving.
 std::set<std::string> HostNodes(const SlurmView& view, const std::vector<ForegroundJob>& foreground,
                                 const std::string& partition) {

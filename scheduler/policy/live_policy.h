@@ -23,10 +23,10 @@
 //    A job that may not be resized now (minimum interval since its last resize, or Rubick §5.3's
 //    penalty (T - N*delta)/T < threshold) is shown rigid at its current size: it holds its nodes
 //    and neither grows nor is shrunk for another job's benefit.
-//  - Pending jobs are not shown: Slurm starts jobs itself (step 1 makes room for them). So no
-//    kStart decisions arise, guaranteed jobs have no quota live (they run best-effort, Rubick
-//    §3), and preemption is off (PolicyOptions::preempt_best_effort = false; elasticd has no
-//    requeue path).
+//  - Pending jobs are not shown: Slurm starts jobs itself (step 1 makes room for them, serving
+//    guaranteed jobs within quota first and preempting best-effort jobs for them, sla_quota.h).
+//    So no kStart decisions arise here, and the policy's own preemption is off
+//    (PolicyOptions::preempt_best_effort = false): step 1 is where live preemption happens.
 // Decisions back to node changes (ToLiveChanges), whole nodes only: a node where the decision
 // leaves the job any device is the job's, one where it leaves none is released. On a cluster of
 // one-device nodes (CPUs) this is the node-for-device model exactly. A kResize to a larger
@@ -90,8 +90,9 @@ struct LiveOptions {
   double comm_ratio = 0.02;
 };
 
-// The PolicyOptions elasticd runs its policy with (preemption off; no SLA reference node size:
-// every live job is best-effort).
+// The PolicyOptions elasticd runs its policy with (preemption off: step 1 preempts; no SLA
+// reference node size: the running jobs it sees are shown best-effort, a guaranteed job's
+// minimum being its MIN, which the policy never shrinks below).
 PolicyOptions LivePolicyOptions(const LiveOptions& options);
 
 struct PolicyInput {

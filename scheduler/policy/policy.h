@@ -4,8 +4,9 @@
 // after making room for the jobs Slurm has waiting, the policy decides which running elastic
 // jobs grow or shrink among the nodes Slurm's plan leaves, each node with its devices (GPUs, 1 on
 // a CPU node) and resized whole; its kResize decisions become resize orders (kStart does not
-// arise live: Slurm starts jobs; kPreempt is off live: PolicyOptions::preempt_best_effort =
-// false, elasticd has no requeue path).
+// arise live: Slurm starts jobs; kPreempt is off in the policy live,
+// PolicyOptions::preempt_best_effort = false, because the decision's step 1 preempts for waiting
+// guaranteed jobs, resize_decision.h).
 //
 // A policy is a pure function of (cluster state, jobs, now): it returns decisions (start a job on
 // these devices, resize a running job to this allocation, each with a reason) and the

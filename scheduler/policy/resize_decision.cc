@@ -8,6 +8,7 @@
 #include "scheduler/model/throughput_model.h"
 #include "scheduler/policy/live_policy.h"
 #include "scheduler/policy/policy.h"
+#include "scheduler/policy/sla_quota.h"
 
 namespace elastic::policy {
 namespace {
@@ -23,12 +24,15 @@ struct Candidate {
   const ElasticJob* job;
   const SlurmJob* slurm;
   NodeSet nodes;  // its current nodes, updated as this cycle plans
+  bool preempted = false;  // requeued this cycle for a guaranteed job (nodes then empty)
 };
 
-bool WaitsForNodes(const SlurmJob& job) {
-  return job.state == SlurmJobState::kPending &&
-         (job.reason == "Resources" || job.reason == "Priority");
-}
+// A node an elastic job could release for a waiting job, and the speedup lost per node.
+struct Offer {
+  Candidate* c;
+  std::string node;
+  double loss;
+};
 
 // Per partition: idle nodes usable now, and nodes that growth must leave alone.
 struct PartitionPool {
@@ -145,6 +149,9 @@ class Decider {
                                                       it->second->nodes.end())});
       original_[job.job_id] = candidates_.back().nodes;
     }
+    std::map<std::uint32_t, int> min_nodes;
+    for (const ElasticJob& job : jobs) min_nodes[job.job_id] = job.min_nodes;
+    standing_ = QuotaStanding(view, min_nodes, options.quotas);
   }
 
   ResizeDecision Run() {
@@ -152,7 +159,9 @@ class Decider {
     for (const SlurmJob& job : view_.jobs) {
       if (WaitsForNodes(job)) waiting.push_back(&job);
     }
-    std::stable_sort(waiting.begin(), waiting.end(), [](const SlurmJob* a, const SlurmJob* b) {
+    // Guaranteed jobs within quota first (Rubick Algorithm 1: the privileged jobs), then Slurm's.
+    std::stable_sort(waiting.begin(), waiting.end(), [&](const SlurmJob* a, const SlurmJob* b) {
+      if (Protected(*a) != Protected(*b)) return Protected(*a);
       return a->priority != b->priority ? a->priority > b->priority : a->job_id < b->job_id;
     });
     for (const SlurmJob* job : waiting) MakeRoomFor(*job);
@@ -170,7 +179,8 @@ class Decider {
   std::vector<Candidate*> InPartition(const std::string& partition, bool include_busy) {
     std::vector<Candidate*> out;
     for (Candidate& c : candidates_) {
-      if (c.slurm->partition == partition && (include_busy || !c.job->busy)) out.push_back(&c);
+      if (c.preempted || c.slurm->partition != partition) continue;
+      if (include_busy || !c.job->busy) out.push_back(&c);
     }
     return out;
   }
@@ -196,6 +206,12 @@ class Decider {
     }
   }
 
+  // A guaranteed job within its account's quota (sla_quota.h).
+  bool Protected(const SlurmJob& job) const {
+    auto it = standing_.find(job.job_id);
+    return job.sla_class == SlaClass::kGuaranteed && it != standing_.end() && it->second;
+  }
+
   void MakeRoomFor(const SlurmJob& waiting) {
     auto pool_it = pools_.find(waiting.partition);
     if (pool_it == pools_.end()) return;
@@ -203,8 +219,7 @@ class Decider {
     const int need = std::max(waiting.min_nodes, 1);
     NodeSet soon = pool.idle;
     soon.insert(pool.releasing.begin(), pool.releasing.end());
-    const int idle = static_cast<int>(soon.size());
-    if (idle >= need) {  // Slurm will start it on these; keep growth off them
+    if (static_cast<int>(soon.size()) >= need) {  // Slurm will start it on these
       NodeSet take;
       for (const std::string& n : soon) {
         if (static_cast<int>(take.size()) == need) break;
@@ -213,8 +228,19 @@ class Decider {
       Claim(pool, take);
       return;
     }
-    // Shrink elastic jobs, cheapest released node first (lowest speedup loss per node).
-    struct Offer { Candidate* c; std::string node; double loss; };
+    std::vector<Offer> offers = Offers(waiting);
+    if (soon.size() + offers.size() >= static_cast<std::size_t>(need)) {
+      ShrinkFor(waiting, pool, soon, offers, need);
+      return;
+    }
+    if (!Protected(waiting)) return;  // cannot start even so
+    if (options_.preempt_best_effort && Preempt(waiting, pool, soon, need)) return;
+    Claim(pool, soon);  // no best-effort growth onto what a guaranteed job waits for
+  }
+
+  // Nodes the partition's other elastic jobs could release for `waiting`, each job's in release
+  // order (rising loss: the speedup is concave).
+  std::vector<Offer> Offers(const SlurmJob& waiting) {
     std::vector<Offer> offers;
     for (Candidate* c : InPartition(waiting.partition, false)) {
       Size from = SizeOf(c->nodes);
@@ -224,14 +250,19 @@ class Decider {
         from = to;
       }
     }
-    if (idle + static_cast<int>(offers.size()) < need) return;  // cannot start even so
-    // Within one job, offers are already in release order with rising loss (concave speedup):
-    // a stable sort by loss keeps that order, then job id breaks ties deterministically.
+    return offers;
+  }
+
+  // Shrinks jobs, cheapest released node first, until `freed` holds `need` nodes; claims them.
+  // REQUIRES: freed.size() + offers.size() >= need.
+  void ShrinkFor(const SlurmJob& waiting, PartitionPool& pool, NodeSet freed,
+                 std::vector<Offer> offers, int need) {
+    const std::size_t idle = freed.size();
+    // A stable sort by loss keeps each job's release order; job id breaks ties.
     std::stable_sort(offers.begin(), offers.end(), [](const Offer& a, const Offer& b) {
       if (a.loss != b.loss) return a.loss < b.loss;
       return a.c->job->job_id < b.c->job->job_id;
     });
-    NodeSet freed = soon;
     for (int i = 0; static_cast<int>(freed.size()) < need; ++i) {
       offers[i].c->nodes.erase(offers[i].node);
       freed.insert(offers[i].node);
@@ -241,6 +272,59 @@ class Decider {
                                            std::to_string(idle) + " idle + released nodes";
     }
     Claim(pool, freed);
+  }
+
+  // Requeues best-effort jobs (ChooseVictims) and shrinks others for the rest of `need`; false
+  // when even preempting every best-effort job would not start `waiting`.
+  bool Preempt(const SlurmJob& waiting, PartitionPool& pool, NodeSet freed, int need) {
+    std::vector<Candidate*> victims = ChooseVictims(waiting, static_cast<int>(freed.size()), need);
+    if (victims.empty()) return false;
+    for (Candidate* v : victims) {
+      preemptions_.push_back(
+          {v->job->job_id, std::vector<std::string>(v->nodes.begin(), v->nodes.end()),
+           "guaranteed job " + std::to_string(waiting.job_id) + " (" + std::to_string(need) +
+               " nodes, within its account's quota) cannot start by shrinking alone: " +
+               std::to_string(freed.size()) + " idle node(s)"});
+      freed.insert(v->nodes.begin(), v->nodes.end());
+      v->nodes.clear();
+      v->preempted = true;
+    }
+    std::vector<Offer> offers = Offers(waiting);
+    ShrinkFor(waiting, pool, std::move(freed), std::move(offers), need);
+    return true;
+  }
+
+  // The fewest best-effort jobs whose whole node sets, with `idle` nodes and what the others can
+  // release by shrinking, reach `need`: each round the smallest job that completes it, else the
+  // largest; empty if they cannot.
+  std::vector<Candidate*> ChooseVictims(const SlurmJob& waiting, int idle, int need) {
+    std::vector<Candidate*> open;
+    int have = idle;
+    for (Candidate* c : InPartition(waiting.partition, false)) {
+      const int surplus = static_cast<int>(Releasable(*c, waiting).size());
+      have += surplus;
+      const bool untouched = c->nodes == original_[c->job->job_id];
+      if (c->slurm->sla_class == SlaClass::kBestEffort && untouched) open.push_back(c);
+    }
+    auto extra = [&](const Candidate* c) {  // nodes its preemption adds to its shrink's
+      return static_cast<int>(c->nodes.size() - Releasable(*c, waiting).size());
+    };
+    std::vector<Candidate*> chosen;
+    while (have < need) {
+      // Rank: completes the need (then smaller first), else larger first; ties: lower job id.
+      auto rank = [&](const Candidate* c) {
+        const bool completes = have + extra(c) >= need;
+        return std::make_pair(!completes, completes ? extra(c) : -extra(c));
+      };
+      auto pick = std::min_element(open.begin(), open.end(), [&](Candidate* a, Candidate* b) {
+        return rank(a) < rank(b);
+      });
+      if (pick == open.end()) return {};
+      have += extra(*pick);
+      chosen.push_back(*pick);
+      open.erase(pick);
+    }
+    return chosen;
   }
 
   bool MayGrow(const Candidate& c, std::string& why) const {
@@ -353,7 +437,7 @@ class Decider {
     ResizeDecision decision;
     for (const Candidate& c : candidates_) {
       const NodeSet& before = original_[c.job->job_id];
-      if (c.nodes == before) continue;
+      if (c.preempted || c.nodes == before) continue;
       ResizeProposal order;
       order.job_id = c.job->job_id;
       order.from_nodes = static_cast<int>(before.size());
@@ -368,6 +452,7 @@ class Decider {
       decision.proposals.push_back(std::move(order));
     }
     decision.held_back = std::move(held_);
+    decision.preemptions = std::move(preemptions_);
     return decision;
   }
 
@@ -382,6 +467,8 @@ class Decider {
   std::map<std::uint32_t, NodeSet> original_;
   std::map<std::uint32_t, std::string> reasons_;
   std::vector<HeldBack> held_;
+  std::vector<Preemption> preemptions_;
+  std::map<std::uint32_t, bool> standing_;  // guaranteed jobs: within quota (sla_quota.h)
 };
 
 }  // namespace

@@ -5,7 +5,8 @@
 // benchmarks drive it alike.
 //
 // One cycle, per partition:
-//  1. Waiting jobs in Slurm's priority order (pending with reason Resources or Priority): a job
+//  1. Waiting jobs (pending with reason Resources or Priority), guaranteed jobs within their
+//     account's quota first (sla_quota.h), each group in Slurm's priority order: a job
 //     whose minimum fits the idle nodes left claims them (Slurm starts it on its next pass; nobody
 //     grows into them). Otherwise, if idle nodes plus the elastic jobs' nodes above their MIN
 //     cover it, those elastic jobs shrink — least loss of speedup per released node first (the
@@ -13,6 +14,13 @@
 //     below MIN, never the batch host, preferring nodes of the waiting job's planned set
 //     (`sched_nodes`) — and the freed nodes are claimed for it. Giving back is never held up by
 //     the job's own resize interval or penalty budget: it serves someone else's planned start.
+//     A guaranteed job within quota that idle and released nodes cannot start preempts
+//     best-effort elastic jobs (preempt_best_effort): each preempted job gives back all its
+//     nodes (elasticd requeues it; it resumes from its checkpoint when it runs again), chosen so
+//     that the fewest jobs go — the smallest that completes the need, else the largest — with
+//     the other jobs shrinking for the rest as above. Guaranteed jobs are never preempted. A
+//     guaranteed job within quota that cannot start even so keeps the idle nodes it would use
+//     free of best-effort growth.
 //     This step is the same whatever the policy: Slurm starts jobs, elasticd only makes room.
 //  2. The remaining elastic jobs and the idle nodes that no waiting job claimed, that no pending
 //     job's planned start (`sched_nodes`) and no reservation active within
@@ -36,6 +44,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +81,12 @@ struct ResizeDecisionOptions {
   std::int64_t reservation_horizon_s = 3600;
   // Communication share of a step (model::JobProfile::comm_ratio) the speedup model assumes.
   double comm_ratio = 0.02;
+  // Devices per Slurm account for guaranteed jobs (elasticd.toml [quotas], sla_quota.h);
+  // nullopt: no table, every guaranteed job is within quota.
+  std::optional<std::map<std::string, int>> quotas;
+  // Step 1 may preempt best-effort elastic jobs for a guaranteed job within quota that shrinking
+  // alone cannot start (elasticd.toml [scheduler] preemption).
+  bool preempt_best_effort = true;
 };
 
 enum class ResizeKind { kGrow, kShrink };
@@ -91,9 +107,18 @@ struct HeldBack {
   std::string reason;
 };
 
+// A best-effort elastic job to requeue so that a guaranteed job can start (Rubick §5: "shrinking
+// a job to 0 results in a preemption"); it gives back every node, its batch host included.
+struct Preemption {
+  std::uint32_t job_id = 0;
+  std::vector<std::string> nodes;  // all it holds, sorted
+  std::string reason;
+};
+
 struct ResizeDecision {
   std::vector<ResizeProposal> proposals;
   std::vector<HeldBack> held_back;
+  std::vector<Preemption> preemptions;
 };
 
 // REQUIRES: every ElasticJob's id names a running job in `view` (others are ignored).

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/job_options.h"
+
 namespace elastic::policy {
 
 struct SlurmNode {
@@ -33,6 +35,10 @@ struct SlurmJob {
   uid_t uid = 0;
   std::string name;
   std::string partition;      // for a pending job submitted to several: the first
+  std::string account;        // Slurm account: the tenant whose quota a guaranteed job uses
+  // --elastic-class as job_submit.lua recorded it at submission (AdminComment "class=");
+  // best-effort for every job without that record.
+  SlaClass sla_class = SlaClass::kBestEffort;
   SlurmJobState state = SlurmJobState::kOther;
   std::vector<std::string> nodes;  // running: allocated nodes, sorted by name
   std::string batch_host;          // running: never shrunk away
@@ -51,6 +57,13 @@ struct SlurmJob {
   // MinJobAge, but its checkpoint directory may be cleaned up (state is then kOther).
   bool finished = false;
 };
+
+// Pending with reason Resources or Priority: the only waiting jobs a grow can delay (the others
+// wait for a dependency, a hold, a begin time, ...).
+inline bool WaitsForNodes(const SlurmJob& job) {
+  return job.state == SlurmJobState::kPending &&
+         (job.reason == "Resources" || job.reason == "Priority");
+}
 
 struct SlurmReservation {
   std::string name;

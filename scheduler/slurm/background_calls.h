@@ -1,5 +1,6 @@
-// The two Slurm writes behind background placement (scheduler/policy/background_placement.h):
-// set the background partition's node list, and requeue a background job that must give way.
+// The two Slurm writes behind background placement (scheduler/policy/background_placement.h) and
+// preemption (resize_decision.h): set the background partition's node list, and requeue a
+// background job that must give way or a best-effort elastic job a guaranteed one preempts.
 // Thin libslurm shell, no decisions. Error model: "" on success, else a message naming the call,
 // the partition or job, and slurm_strerror's reason. REQUIRES: libslurm initialised in this
 // process (a ReadSlurmView succeeded; elasticd calls these only after a cycle's read). One

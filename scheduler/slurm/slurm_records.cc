@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "protocol/node_bounds.h"
 #include "scheduler/slurm/gres.h"
 
 // Exported by libslurm but declared only in Slurm's internal slurm_protocol_defs.h; returns a
@@ -89,11 +90,6 @@ std::string ReasonName(std::uint16_t state_reason) {
   return Text(slurm_job_reason_string(static_cast<enum job_state_reason>(state_reason)));
 }
 
-bool WaitsForNodes(const policy::SlurmJob& job) {
-  return job.state == policy::SlurmJobState::kPending &&
-         (job.reason == "Resources" || job.reason == "Priority");
-}
-
 policy::SlurmNode ToNode(const node_info_t& node, int alloc_cpus) {
   policy::SlurmNode out;
   out.name = Text(node.name);
@@ -116,6 +112,8 @@ policy::SlurmJob ToJob(const slurm_job_info_t& job) {
   out.finished = JobFinished(job.job_state);
   out.priority = job.priority;
   out.admin_comment = Text(job.admin_comment);
+  out.account = Text(job.account);
+  out.sla_class = daemon::ParseRecordedClass(out.admin_comment).value_or(SlaClass::kBestEffort);
   out.exclusive = job.shared == JOB_SHARED_NONE;
   out.min_nodes = static_cast<int>(job.num_nodes);
   out.max_nodes = job.max_nodes == NO_VAL ? 0 : static_cast<int>(job.max_nodes);

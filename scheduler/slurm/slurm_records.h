@@ -34,8 +34,8 @@ std::vector<std::string> SplitCommaList(const char* list);
 
 // Slurm's name for a pending reason code ("Resources", "Priority", "Dependency", ...).
 std::string ReasonName(std::uint16_t state_reason);
-// Whether a pending job with this reason is waiting for nodes (the only ones a grow can delay).
-bool WaitsForNodes(const policy::SlurmJob& job);
+// Whether a pending job with this reason is waiting for nodes (slurm_view.h).
+using policy::WaitsForNodes;
 
 // `alloc_cpus` comes from the node's select plugin data (slurm_get_select_nodeinfo); devices
 // from the node's gres (gres.h: its GPUs, else 1).

@@ -76,21 +76,24 @@ class SecuritySlurm : public ElasticdClusterSuite {
   }
 };
 
-// U4: job_submit.lua records -N MIN-MAX for --elastic submissions only — a plain user's
+// U4: job_submit.lua records -N MIN-MAX and the class for --elastic submissions only — a plain user's
 // included — skips expansion jobs (salloc --dependency=expand:, which carry --elastic too) and
 // refuses none of them.
 TEST_F(SecuritySlurm, JobSubmitLuaRecordsBoundsOfElasticJobsOnlyAndSkipsExpansions) {
   const std::string held = " --hold -o /dev/null --wrap true";
   const std::string elastic = Submit("-N 1-3 --elastic" + held);
-  EXPECT_EQ(AdminComment(elastic), "elastic:nodes=0/1-3");
+  EXPECT_EQ(AdminComment(elastic), "elastic:nodes=0/1-3,class=best-effort");
   const std::string fixed = Submit("-N 2 --elastic" + held);
-  EXPECT_EQ(AdminComment(fixed), "elastic:nodes=0/2-2");
+  EXPECT_EQ(AdminComment(fixed), "elastic:nodes=0/2-2,class=best-effort");
   const std::string plain = Submit("-N 1-3" + held);
   EXPECT_EQ(AdminComment(plain), "");
   const std::string users = SubmitAsNobody("-N 2-4 --elastic" + held);
   ASSERT_FALSE(users.empty());
   EXPECT_EQ(JobFields(users)["UserId"], "nobody(65534)");
-  EXPECT_EQ(AdminComment(users), "elastic:nodes=0/2-4");
+  EXPECT_EQ(AdminComment(users), "elastic:nodes=0/2-4,class=best-effort");
+  // --elastic-class is recorded with the bounds: elasticd serves and preempts by this record.
+  const std::string guaranteed = SubmitAsNobody("-N 2 --elastic --elastic-class=guaranteed" + held);
+  EXPECT_EQ(AdminComment(guaranteed), "elastic:nodes=0/2-2,class=guaranteed");
 
   const std::string running =
       Submit("-N 1-2 --elastic --exclusive -o /dev/null --wrap 'sleep 120'");
@@ -111,7 +114,7 @@ TEST_F(SecuritySlurm, JobSubmitLuaRecordsBoundsOfElasticJobsOnlyAndSkipsExpansio
   CommandResult alone = cluster().Run("salloc --no-shell -N 1 --elastic 2>&1");
   ASSERT_EQ(alone.exit_code, 0) << alone.output;
   ASSERT_TRUE(std::regex_search(alone.output, m, std::regex("allocation (\\d+)"))) << alone.output;
-  EXPECT_EQ(AdminComment(m[1].str()), "elastic:nodes=0/1-1");
+  EXPECT_EQ(AdminComment(m[1].str()), "elastic:nodes=0/1-1,class=best-effort");
 }
 
 // U4: job_submit.lua sets admin_comment and nothing else: an --elastic job's record equals the
@@ -122,7 +125,7 @@ TEST_F(SecuritySlurm, JobSubmitLuaChangesNothingButAdminComment) {
   const std::string elastic = Submit("--elastic " + args);
   std::map<std::string, std::string> a = JobFields(plain), b = JobFields(elastic);
   ASSERT_GT(a.size(), 30u);
-  EXPECT_EQ(b["AdminComment"], "elastic:nodes=0/1-3");
+  EXPECT_EQ(b["AdminComment"], "elastic:nodes=0/1-3,class=best-effort");
   const std::set<std::string> differ_anyway = {"JobId",      "SubmitTime",    "EligibleTime",
                                                "AccrueTime", "LastSchedEval", "StartTime",
                                                "EndTime",    "AdminComment",  "Deadline"};
@@ -141,12 +144,12 @@ TEST_F(SecuritySlurm, JobSubmitLuaChangesNothingButAdminComment) {
 // the job's Comment.
 TEST_F(SecuritySlurm, UsersCannotSetAdminCommentOnTheirOwnJobs) {
   const std::string job = SubmitAsNobody("-N 1-2 --elastic --hold -o /dev/null --wrap true");
-  ASSERT_EQ(AdminComment(job), "elastic:nodes=0/1-2");
+  ASSERT_EQ(AdminComment(job), "elastic:nodes=0/1-2,class=best-effort");
   CommandResult widen = cluster().Run(kAsNobody + "scontrol update JobId=" + job +
                                       " AdminComment=elastic:nodes=0/1-64");
   EXPECT_NE(widen.exit_code, 0) << widen.output;
   EXPECT_NE(widen.output.find("Access/permission denied"), std::string::npos) << widen.output;
-  EXPECT_EQ(AdminComment(job), "elastic:nodes=0/1-2");
+  EXPECT_EQ(AdminComment(job), "elastic:nodes=0/1-2,class=best-effort");
   CommandResult comment =
       cluster().Run(kAsNobody + "scontrol update JobId=" + job + " Comment=mine");
   EXPECT_EQ(comment.exit_code, 0) << comment.output;
@@ -205,7 +208,7 @@ TEST_F(SecuritySlurm, SetAdminCommentChangesNothingButAdminComment) {
   const std::string job =
       Submit("-N 1-3 --elastic --hold -J w -o /dev/null --comment=c --wrap true");
   const std::map<std::string, std::string> before = JobFields(job);
-  ASSERT_EQ(before.at("AdminComment"), "elastic:nodes=0/1-3");
+  ASSERT_EQ(before.at("AdminComment"), "elastic:nodes=0/1-3,class=best-effort");
   setenv("SLURM_CONF", cluster().Export("SLURM_CONF").c_str(), 1);
   const std::string text = "elastic:est=4,nodes=0/1-3,plan=dp,gen=1,class=best-effort,last=0";
   ASSERT_EQ(slurm::SetAdminComment(static_cast<std::uint32_t>(std::stoul(job)), text), "");

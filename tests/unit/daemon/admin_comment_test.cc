@@ -52,5 +52,21 @@ TEST(AdminComment, BoundsParseWithAndWithoutDevices) {
   EXPECT_FALSE(ParseNodeBounds("elastic:nodes=2/0-4,devices=8").has_value());
 }
 
+// The class job_submit.lua records and elasticd's summary keeps; a guaranteed job's quota
+// standing follows last=.
+TEST(AdminComment, TheClassRecordParsesAndAGuaranteedJobShowsItsQuota) {
+  EXPECT_EQ(ParseRecordedClass("elastic:nodes=0/1-4,class=guaranteed"), SlaClass::kGuaranteed);
+  EXPECT_EQ(ParseRecordedClass(kCpuText), SlaClass::kBestEffort);
+  EXPECT_EQ(ParseRecordedClass("elastic:nodes=0/1-4"), std::nullopt);
+  EXPECT_EQ(ParseRecordedClass("elastic:nodes=0/1-4,class=gold"), std::nullopt);
+  EXPECT_EQ(ParseRecordedClass("elastic:nodes=0/1-4,subclass=guaranteed"), std::nullopt);
+  JobRecord job = TwoNodeJob(0);
+  job.sla_class = "guaranteed";
+  job.quota = "over";
+  const std::string text = FormatAdminComment(job);
+  EXPECT_NE(text.find(",class=guaranteed,last="), std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.size() - 11), ",quota=over");
+}
+
 }  // namespace
 }  // namespace elastic::daemon

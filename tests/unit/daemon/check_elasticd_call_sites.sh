@@ -3,8 +3,8 @@
 # debug line table: its one `fork` call is DetachAfterStartup's (daemonising) and there is no
 # vfork/clone/daemon; its one `slurm_update_job` call is SetAdminComment's, whose descriptor sets
 # nothing but job_id and admin_comment; its one `slurm_update_partition` call is SetPartitionNodes'
-# (name and nodes only) and its one `slurm_requeue` call RequeueJob's (background placement,
-# scheduler/slurm/background_calls.cc). Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
+# (name and nodes only) and its one `slurm_requeue` call RequeueJob's (background placement and
+# preemption, scheduler/slurm/background_calls.cc). Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
 # Exit 77 (skipped) when the binary has no line table (a build without -g).
 set -euo pipefail
 bin=$1 src=$2

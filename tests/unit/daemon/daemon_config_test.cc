@@ -23,6 +23,8 @@ TEST(DaemonConfig, DefaultsArePinned) {
   EXPECT_EQ(c.cycle_interval, milliseconds(10'000));
   EXPECT_EQ(c.min_resize_interval, milliseconds(60'000));
   EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.97);
+  EXPECT_TRUE(c.preemption);
+  EXPECT_FALSE(c.quotas.has_value());  // no [quotas]: every guaranteed job is within quota
 }
 
 TEST(DaemonConfig, ShippedFileLoadsWithDefaults) {
@@ -35,7 +37,8 @@ TEST(DaemonConfig, ReadsEveryKey) {
   DaemonConfig c = ParseDaemonConfig(
       "[daemon]\nsocket=\"/tmp/s\"\nstate_dir=\"/tmp/st\"\nlog_level=\"debug\"\n"
       "log_file=\"/tmp/l\"\nmunge_socket=\"/tmp/m\"\n[scheduler]\npolicy=\"rubick\"\n"
-      "cycle_interval=\"500ms\"\nmin_resize_interval=\"2m\"\nreconfig_penalty=0.9\n",
+      "cycle_interval=\"500ms\"\nmin_resize_interval=\"2m\"\nreconfig_penalty=0.9\n"
+      "preemption=false\n[quotas]\nphysics=16\nbio-lab=0\n",
       "full.toml");
   EXPECT_EQ(c.socket, "/tmp/s");
   EXPECT_EQ(c.state_dir, "/tmp/st");
@@ -46,6 +49,15 @@ TEST(DaemonConfig, ReadsEveryKey) {
   EXPECT_EQ(c.cycle_interval, milliseconds(500));
   EXPECT_EQ(c.min_resize_interval, milliseconds(120'000));
   EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.9);
+  EXPECT_FALSE(c.preemption);
+  EXPECT_EQ(c.quotas, (std::map<std::string, int>{{"physics", 16}, {"bio-lab", 0}}));
+}
+
+// An empty [quotas] is a table: every account's quota is 0 (no guaranteed job is within).
+TEST(DaemonConfig, AnEmptyQuotasTableGivesEveryAccountZero) {
+  DaemonConfig c = ParseDaemonConfig("[quotas]\n", "q.toml");
+  ASSERT_TRUE(c.quotas.has_value());
+  EXPECT_TRUE(c.quotas->empty());
 }
 
 // log_file and munge_socket may be empty (stderr; libmunge's default socket), else absolute.
@@ -78,6 +90,13 @@ TEST(DaemonConfig, InvalidInputTable) {
       {"[scheduler]\nreconfig_penalty = 1.5\n", "expected a number from 0 to 1"},
       {"[policy]\nname = \"x\"\n", "bad.toml:2: policy.name: unknown key"},
       {"[daemon\n", "bad.toml:1: invalid TOML"},
+      {"[quotas]\nphysics = -1\n",
+       "bad.toml:2: quotas.physics: invalid value -1: expected an integer from 0 to 1048576"},
+      {"[quotas]\nphysics = \"16\"\n", "quotas.physics: expected an integer from 0"},
+      {"[quotas]\n\"a.b\" = 4\n",
+       "quotas.a.b: invalid account name \"a.b\": expected a Slurm account (letters, digits, _ -)"},
+      {"[quotas.physics]\ngpus = 4\n", "quotas.physics: expected an integer from 0"},
+      {"[scheduler]\npreemption = \"yes\"\n", "scheduler.preemption"},
   };
   ExpectConfigErrors(cases);
 }

@@ -221,3 +221,85 @@ TEST(DaemonCycle, AdminCommentCountsTheJobsDevicesOnGpuNodes) {
 
 }  // namespace
 }  // namespace elastic::daemon
+
+namespace elastic::daemon {
+namespace {
+
+// Job 11 (best-effort, bounds 1-4) registered and running on all four nodes, and job 12
+// (guaranteed, -N 4, account "physics") waiting for them.
+struct GuaranteedArrives {
+  DaemonState state;
+  policy::SlurmView view = View(10'000, {"n1", "n2", "n3", "n4"});
+
+  GuaranteedArrives() {
+    view.jobs[0].start_time = 10'000 - 3'600;
+    view.jobs[0].account = "physics";
+    EXPECT_TRUE(Call(state, 10'000, {{"op", "register"}, {"job_id", 11}, {"ests", 8}}, view)["ok"]);
+    policy::SlurmJob waiting;
+    waiting.job_id = 12;
+    waiting.state = policy::SlurmJobState::kPending;
+    waiting.reason = "Resources";
+    waiting.partition = "main";
+    waiting.min_nodes = 4;
+    waiting.account = "physics";
+    waiting.sla_class = SlaClass::kGuaranteed;
+    waiting.admin_comment = "elastic:nodes=0/4-4,class=guaranteed";
+    view.jobs.push_back(waiting);
+  }
+};
+
+// Shrinking job 11 frees 3 of the 4 nodes job 12 needs: the cycle preempts job 11 (the daemon
+// requeues what CycleResult::preemptions lists), logs it and issues it no order; with
+// preemption off, or job 12 over its account's quota, nothing is preempted.
+TEST(DaemonCycle, AGuaranteedJobWithinQuotaPreemptsTheBestEffortJob) {
+  GuaranteedArrives cluster;
+  CycleOptions options;
+  options.policy = "elastic";
+  CycleResult result = RunCycle(cluster.state, cluster.view, options);
+  ASSERT_EQ(result.preemptions.size(), 1u);
+  EXPECT_EQ(result.preemptions[0].job_id, 11u);
+  EXPECT_EQ(cluster.state.recent.back().action, "preempt");
+  EXPECT_NE(cluster.state.recent.back().reason.find("4 nodes, requeued: guaranteed job 12"),
+            std::string::npos)
+      << cluster.state.recent.back().reason;
+  EXPECT_FALSE(cluster.state.jobs[0].order.has_value());
+
+  for (bool quota_too_small : {false, true}) {
+    GuaranteedArrives again;
+    CycleOptions held = options;
+    if (quota_too_small) {
+      held.decision.quotas = std::map<std::string, int>{{"physics", 3}};
+    } else {
+      held.decision.preempt_best_effort = false;
+    }
+    EXPECT_TRUE(RunCycle(again.state, again.view, held).preemptions.empty()) << quota_too_small;
+  }
+}
+
+// The class that counts is job_submit.lua's record, not the register request's; a guaranteed
+// job's AdminComment says whether it is within its account's quota, rewritten when that changes.
+TEST(DaemonCycle, AGuaranteedJobsClassComesFromTheRecordAndItsQuotaReachesAdminComment) {
+  DaemonState state;
+  policy::SlurmView view = View(1'000, {"n1", "n2"});
+  view.jobs[0].admin_comment = "elastic:nodes=0/1-4,class=guaranteed";
+  view.jobs[0].sla_class = SlaClass::kGuaranteed;
+  view.jobs[0].account = "physics";
+  ASSERT_TRUE(Call(state, 1'000,
+                   {{"op", "register"}, {"job_id", 11}, {"ests", 8}, {"class", "best-effort"}},
+                   view)["ok"]);
+  EXPECT_EQ(state.jobs[0].sla_class, "guaranteed");
+  CycleOptions options = Observe();
+  CycleResult result = RunCycle(state, view, options);
+  ASSERT_EQ(result.admin_comments.size(), 1u);
+  EXPECT_EQ(result.admin_comments[0].second,
+            "elastic:est=8,nodes=2/1-4,plan=auto,gen=1,class=guaranteed,last=0,quota=within");
+  options.decision.quotas = std::map<std::string, int>{{"physics", 1}};  // MIN 1 node fits
+  EXPECT_TRUE(RunCycle(state, view, options).admin_comments.empty());
+  options.decision.quotas = std::map<std::string, int>{{"bio", 8}};
+  result = RunCycle(state, view, options);
+  ASSERT_EQ(result.admin_comments.size(), 1u);
+  EXPECT_NE(result.admin_comments[0].second.find(",quota=over"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace elastic::daemon

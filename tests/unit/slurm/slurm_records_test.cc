@@ -190,7 +190,25 @@ TEST(ToJob, PendingJobWithBackfillPlan) {
   EXPECT_EQ(out.sched_nodes, (Names{"n4", "n5"}));
   EXPECT_TRUE(out.nodes.empty());
   EXPECT_EQ(out.name, "");  // null strings become empty
+  EXPECT_EQ(out.account, "");
+  EXPECT_EQ(out.sla_class, SlaClass::kBestEffort);  // no record: best-effort
   EXPECT_FALSE(out.exclusive);
+}
+
+// The account and job_submit.lua's class record: what quotas and preemption read.
+TEST(ToJob, AccountAndTheRecordedClass) {
+  slurm_job_info_t job{};
+  job.job_id = 44;
+  job.job_state = JOB_PENDING;
+  job.account = const_cast<char*>("physics");
+  job.admin_comment = const_cast<char*>("elastic:nodes=0/4-4,class=guaranteed");
+  policy::SlurmJob out = ToJob(job);
+  EXPECT_EQ(out.account, "physics");
+  EXPECT_EQ(out.sla_class, SlaClass::kGuaranteed);
+  job.admin_comment = const_cast<char*>("elastic:est=8,nodes=2/1-4,class=gold,last=0");
+  EXPECT_EQ(ToJob(job).sla_class, SlaClass::kBestEffort);  // not a class word
+  job.admin_comment = const_cast<char*>("class=guaranteed");  // not an elastic: record
+  EXPECT_EQ(ToJob(job).sla_class, SlaClass::kBestEffort);
 }
 
 TEST(ToJob, FinishedJobIsNotLive) {
