@@ -47,7 +47,9 @@ std::optional<std::map<std::string, int>> ReadQuotas(TomlReader& reader, std::st
       reader.Fail(key, "invalid account name \"" + account +
                            "\": expected a Slurm account (letters, digits, _ -)");
     }
-    if (auto devices = reader.Integer(key, 0, 1 << 20)) quotas[account] = static_cast<int>(*devices);
+    if (auto devices = reader.Integer(key, 0, 1 << 20)) {
+      quotas[account] = static_cast<int>(*devices);
+    }
   }
   return quotas;
 }

@@ -65,10 +65,10 @@ std::string ElasticdClusterSuite::Log() {
 }
 
 ElasticdClusterSuite::GrownJob ElasticdClusterSuite::GrowToAllFourNodes(
-    const std::string& config, const std::string& out) {
+    const std::string& config, const std::string& out, const std::string& extra_args) {
   GrownJob grown;
   grown.hold = Submit("-N 3 --exclusive --wrap 'sleep 8'");
-  grown.job = Submit("-N 1-4 --exclusive --elastic -o " + out + " --wrap " +
+  grown.job = Submit("-N 1-4 --exclusive --elastic " + extra_args + " -o " + out + " --wrap " +
                      ShellQuote(AgentPath() + " run --config " + config));
   if (WaitForNodes(grown.job, 4, "1-4", 120).empty()) {
     ADD_FAILURE() << "job " << grown.job << " did not grow to 4 nodes\n"

@@ -29,11 +29,12 @@ class ElasticdClusterSuite : public ClusterSuite {
   struct GrownJob {
     std::string job, hold;
   };
-  // Submits `-N 1-4 --exclusive --elastic` `elastic-agent run --config F` (output to `out`)
-  // while a rigid job holds 3 nodes for 8 s, and waits (120 s) until elasticd has grown it to
-  // all 4 nodes. On timeout the test fails with the AdminComment, elasticd's log and the job's
-  // output, and `job` is "".
-  static GrownJob GrowToAllFourNodes(const std::string& config, const std::string& out);
+  // Submits `-N 1-4 --exclusive --elastic` plus `extra_args` `elastic-agent run --config F`
+  // (output to `out`) while a rigid job holds 3 nodes for 8 s, and waits (120 s) until elasticd
+  // has grown it to all 4 nodes. On timeout the test fails with the AdminComment, elasticd's log
+  // and the job's output, and `job` is "".
+  static GrownJob GrowToAllFourNodes(const std::string& config, const std::string& out,
+                                     const std::string& extra_args = "");
 };
 
 }  // namespace elastic::testing
