@@ -159,10 +159,14 @@ class Decider {
     for (const SlurmJob& job : view_.jobs) {
       if (WaitsForNodes(job)) waiting.push_back(&job);
     }
+    auto slurm_order = [](const SlurmJob* a, const SlurmJob* b) {
+      return a->priority != b->priority ? a->priority > b->priority : a->job_id < b->job_id;
+    };
+    std::stable_sort(waiting.begin(), waiting.end(), slurm_order);
+    for (const SlurmJob* job : waiting) slurm_next_.emplace(job->partition, job->job_id);
     // Guaranteed jobs within quota first (Rubick Algorithm 1: the privileged jobs), then Slurm's.
     std::stable_sort(waiting.begin(), waiting.end(), [&](const SlurmJob* a, const SlurmJob* b) {
-      if (Protected(*a) != Protected(*b)) return Protected(*a);
-      return a->priority != b->priority ? a->priority > b->priority : a->job_id < b->job_id;
+      return Protected(*a) && !Protected(*b);
     });
     for (const SlurmJob* job : waiting) MakeRoomFor(*job);
     for (auto& [partition, pool] : pools_) {
@@ -234,7 +238,10 @@ class Decider {
       return;
     }
     if (!Protected(waiting)) return;  // cannot start even so
-    if (options_.preempt_best_effort && Preempt(waiting, pool, soon, need)) return;
+    // Only for the job Slurm starts next: nodes freed for one further back would go to the jobs
+    // ahead of it in Slurm's queue, and the preempted job's would be taken back (a loop).
+    const bool slurm_next = slurm_next_.at(waiting.partition) == waiting.job_id;
+    if (options_.preempt_best_effort && slurm_next && Preempt(waiting, pool, soon, need)) return;
     Claim(pool, soon);  // no best-effort growth onto what a guaranteed job waits for
   }
 
@@ -469,6 +476,7 @@ class Decider {
   std::vector<HeldBack> held_;
   std::vector<Preemption> preemptions_;
   std::map<std::uint32_t, bool> standing_;  // guaranteed jobs: within quota (sla_quota.h)
+  std::map<std::string, std::uint32_t> slurm_next_;  // per partition: Slurm's next start
 };
 
 }  // namespace

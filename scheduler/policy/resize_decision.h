@@ -14,8 +14,10 @@
 //     below MIN, never the batch host, preferring nodes of the waiting job's planned set
 //     (`sched_nodes`) — and the freed nodes are claimed for it. Giving back is never held up by
 //     the job's own resize interval or penalty budget: it serves someone else's planned start.
-//     A guaranteed job within quota that idle and released nodes cannot start preempts
-//     best-effort elastic jobs (preempt_best_effort): each preempted job gives back all its
+//     A guaranteed job within quota that idle and released nodes cannot start, and that is
+//     the job Slurm starts next in its partition (highest priority of those waiting: nodes freed
+//     for a job further back would go to the ones ahead of it), preempts best-effort elastic
+//     jobs (preempt_best_effort): each preempted job gives back all its
 //     nodes (elasticd requeues it; it resumes from its checkpoint when it runs again), chosen so
 //     that the fewest jobs go — the smallest that completes the need, else the largest — with
 //     the other jobs shrinking for the rest as above. Guaranteed jobs are never preempted. A

@@ -9,6 +9,7 @@
 
 #include "scheduler/policy/policy.h"
 #include "scheduler/sim/cluster_spec.h"
+#include "scheduler/sim/live_path.h"
 #include "scheduler/sim/report.h"
 #include "scheduler/sim/simulator.h"
 #include "scheduler/sim/trace.h"
@@ -23,6 +24,23 @@ bool WriteFile(const std::string& path, const std::string& text) {
   out.close();
   if (!out) std::cerr << "elastic-sim: cannot write " << path << "\n";
   return static_cast<bool>(out);
+}
+
+// The policy to replay: MakePolicy's, or with --live elasticd's decision around it (live_path.h)
+// with the resize options elasticd would run (interval, penalty, cost, preemption).
+elastic::Result<std::unique_ptr<elastic::policy::Policy>> MakeReplayPolicy(
+    const std::string& name, bool live, const elastic::policy::PolicyOptions& policy_options,
+    const elastic::sim::SimOptions& options) {
+  using Made = elastic::Result<std::unique_ptr<elastic::policy::Policy>>;
+  if (!live) return elastic::policy::MakePolicy(name, policy_options);
+  elastic::policy::ResizeDecisionOptions decision;
+  decision.min_resize_interval_s = static_cast<std::int64_t>(policy_options.min_resize_interval_s);
+  decision.reconfig_penalty = policy_options.reconfigure_threshold;
+  decision.resize_cost_s = options.resize_cost_s;
+  decision.preempt_best_effort = policy_options.preempt_best_effort;
+  auto made = elastic::sim::LivePathPolicy::Make(name, decision);
+  if (!made) return Made::Fail(made.error);
+  return Made::Ok(std::move(*made));
 }
 
 int Run(int argc, char** argv) {
@@ -56,6 +74,9 @@ int Run(int argc, char** argv) {
       "elastic: keep each job on one device type, as rubick does (ablation)")(
       "no-preemption", po::bool_switch(),
       "rubick, elastic: guaranteed jobs never preempt best-effort jobs (ablation)")(
+      "live", po::bool_switch(),
+      "replay elasticd's live path: Slurm's backfill starts jobs on whole nodes and elasticd's "
+      "resize decision, running --policy, grows, shrinks and preempts them (one node size)")(
       "cpu-need-max", po::value(&options.cpu_need_max)->default_value(0.0),
       "per-job CPU threads per capability-1 device for full speed, drawn in "
       "[--cpu-need-min, this] (0: CPUs never change speed)")(
@@ -81,14 +102,21 @@ int Run(int argc, char** argv) {
   policy_options.preempt_best_effort = !vm["no-preemption"].as<bool>();
   options.record_timeline = !timeline_path.empty();
 
-  auto made = elastic::policy::MakePolicy(policy_name, policy_options);
-  if (!made) {
-    std::cerr << "elastic-sim: --policy: " << made.error << "\n";
-    return 2;
-  }
   auto cluster = elastic::sim::ParseClusterSpec(cluster_spec);
   if (!cluster) {
     std::cerr << cluster.error << "\n";
+    return 2;
+  }
+  const bool live = vm["live"].as<bool>();
+  if (live) options.whole_node_devices = elastic::sim::UniformNodeDevices(*cluster);
+  if (live && options.whole_node_devices == 0) {
+    std::cerr << "elastic-sim: --live needs nodes of one size (elasticd resizes whole nodes); "
+                 "--cluster \"" << cluster_spec << "\" mixes sizes\n";
+    return 2;
+  }
+  auto made = MakeReplayPolicy(policy_name, live, policy_options, options);
+  if (!made) {
+    std::cerr << "elastic-sim: --policy: " << made.error << "\n";
     return 2;
   }
   auto trace = elastic::sim::LoadTrace(trace_path);

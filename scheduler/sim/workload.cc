@@ -130,6 +130,14 @@ void AssignCpus(const TraceJob& row, policy::JobState& job, const policy::Cluste
       static_cast<int>(std::ceil(job.profile.cpu_need * fastest - 1e-9)), 1, most_cpus);
 }
 
+// Sizes in whole nodes of `per_node` devices, rounded up (a 1-GPU job gets a node).
+void RoundToWholeNodes(policy::JobState& job, int per_node) {
+  auto round_up = [per_node](int devices) { return (devices + per_node - 1) / per_node * per_node; };
+  job.requested_devices = round_up(job.requested_devices);
+  job.min_devices = round_up(job.min_devices);
+  job.max_devices = round_up(job.max_devices);
+}
+
 }  // namespace
 
 int FixedCpusPerGpu(const policy::ClusterState& cluster, const SimOptions& options) {
@@ -172,6 +180,7 @@ Result<Workload> PrepareWorkload(const policy::ClusterState& cluster,
     job.min_devices =
         elastic ? std::max(1, static_cast<int>(std::ceil(options.elastic_min_fraction * row.gpus)))
                 : row.gpus;
+    if (options.whole_node_devices > 0) RoundToWholeNodes(job, options.whole_node_devices);
     job.submit_time_s = static_cast<double>(row.submit_time_s);
     job.profile.ests = job.max_devices;
     job.profile.comm_ratio = CommRatioFor(row.id, options);

@@ -106,6 +106,18 @@ TEST_F(SlaDecisionTest, TheFewestJobsGoTheSmallestThatCompletesTheNeed) {
   EXPECT_EQ(Preempted(Decide()), (std::vector<std::uint32_t>{5, 6}));
 }
 
+// Slurm would give the freed nodes to the higher-priority job 8: no preemption for job 9 then
+// (the preempted job would take its nodes back at its next start, and be preempted again).
+TEST_F(SlaDecisionTest, OnlyTheJobSlurmStartsNextPreempts) {
+  Running(7, {"n1", "n2", "n3", "n4", "n5", "n6"});
+  Elastic(7, 3, 6);
+  Waiting(8, 6, SlaClass::kBestEffort, 1000);
+  Waiting(9, 6, SlaClass::kGuaranteed, 10);
+  EXPECT_TRUE(Decide().preemptions.empty());
+  view_.jobs[1].priority = 1;  // now job 9 is Slurm's next start
+  EXPECT_EQ(Preempted(Decide()), (std::vector<std::uint32_t>{7}));
+}
+
 TEST_F(SlaDecisionTest, GuaranteedAndBusyJobsAreNeverPreempted) {
   Running(7, {"n1", "n2", "n3"}, SlaClass::kGuaranteed);
   Elastic(7, 3, 6);

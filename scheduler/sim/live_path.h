@@ -1,0 +1,55 @@
+// elastic-sim --live: a replay of what elasticd does on a Slurm cluster, so that a replay
+// predicts the deployed daemon. A Policy adapter that runs, at every simulator event, a simulated
+// Slurm around elasticd's own decision code — policy::DecideResizes with the Policy elasticd
+// builds (MakePolicy(name, LivePolicyOptions(LiveOptionsFrom(options)))), the same functions,
+// not a copy:
+//  1. Slurm starts what it can: EASY backfill (the backfill Policy) over whole nodes, in Slurm's
+//     queue order; an elastic job (-N MIN-MAX) starts on its MIN nodes and, as Slurm does for a
+//     node range, on as many more idle nodes as are free up to MAX, leaving the nodes planned for
+//     the blocked head; the head's planned nodes (`sched_nodes`) are those that free up first.
+//  2. elasticd's cycle on the SlurmView of that state: running jobs on their nodes with Slurm's
+//     end times (the model's end estimates stand in for time limits), the pending queue
+//     (reason Resources for the head, Priority behind it), accounts = tenants, classes and
+//     quotas: shrinks and preemptions for waiting jobs, then the Policy's grows and shrinks.
+//  3. Slurm starts what the shrinks and preemptions made room for.
+// Every job holds whole nodes (elasticd resizes whole nodes, one training rank per device), so
+// jobs are submitted with sizes rounded up to whole nodes (SimOptions::whole_node_devices) and
+// the cluster must have one node size. Times are the simulator's seconds plus a fixed epoch.
+// Thread-safety: Decide is const and uses only its arguments.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "scheduler/policy/policy.h"
+#include "scheduler/policy/resize_decision.h"
+
+namespace elastic::sim {
+
+class LivePathPolicy final : public policy::Policy {
+ public:
+  // `policy`: the [scheduler] policy name elasticd runs ("easyscale", "rubick", "elastic").
+  static Result<std::unique_ptr<LivePathPolicy>> Make(const std::string& policy,
+                                                      const policy::ResizeDecisionOptions& options);
+
+  std::string_view Name() const override { return name_; }
+  bool WantsElasticJobs() const override { return inner_->WantsElasticJobs(); }
+  bool GrowsBeyondRequest() const override { return inner_->GrowsBeyondRequest(); }
+  policy::PolicyOutput Decide(const policy::ClusterState& cluster,
+                              const std::vector<policy::JobState>& jobs,
+                              double now_s) const override;
+
+ private:
+  LivePathPolicy(std::unique_ptr<policy::Policy> inner, policy::ResizeDecisionOptions options);
+
+  std::unique_ptr<policy::Policy> inner_;
+  std::unique_ptr<policy::Policy> slurm_;  // EASY backfill: Slurm's own starts
+  policy::ResizeDecisionOptions options_;
+  std::string name_;
+};
+
+// Devices per node of a cluster whose nodes all have the same count; 0 otherwise.
+int UniformNodeDevices(const policy::ClusterState& cluster);
+
+}  // namespace elastic::sim
