@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "common/duration.h"
 #include "common/toml_text.h"
@@ -35,23 +36,45 @@ void RequirePartitionName(const TomlReader& reader, std::string_view key, const 
   }
 }
 
-// [quotas]: one integer per Slurm account (a plain name: a dot would make it a nested key).
+// The keys of a table whose key names are Slurm's (accounts, node types): plain names only (a
+// dot would make a nested key), each refused by name otherwise.
+std::vector<std::string> SlurmNamedKeys(TomlReader& reader, std::string_view text,
+                                        const std::string& table, const std::string& what) {
+  std::vector<std::string> names = TomlTableKeys(text, table);
+  for (const std::string& name : names) {
+    bool plain = !name.empty() && name.size() <= 64;
+    for (unsigned char c : name) plain = plain && (std::isalnum(c) || c == '_' || c == '-');
+    if (!plain) {
+      reader.Fail(table + "." + name, "invalid " + what + " name \"" + name + "\": expected a " +
+                                          "Slurm " + what + " (letters, digits, _ -)");
+    }
+  }
+  return names;
+}
+
+// [quotas]: devices per Slurm account.
 std::optional<std::map<std::string, int>> ReadQuotas(TomlReader& reader, std::string_view text) {
   if (!TomlHasTable(text, "quotas")) return std::nullopt;
   std::map<std::string, int> quotas;
-  for (const std::string& account : TomlTableKeys(text, "quotas")) {
-    const std::string key = "quotas." + account;
-    bool plain = !account.empty() && account.size() <= 64;
-    for (unsigned char c : account) plain = plain && (std::isalnum(c) || c == '_' || c == '-');
-    if (!plain) {
-      reader.Fail(key, "invalid account name \"" + account +
-                           "\": expected a Slurm account (letters, digits, _ -)");
-    }
-    if (auto devices = reader.Integer(key, 0, 1 << 20)) {
+  for (const std::string& account : SlurmNamedKeys(reader, text, "quotas", "account")) {
+    if (auto devices = reader.Integer("quotas." + account, 0, 1 << 20)) {
       quotas[account] = static_cast<int>(*devices);
     }
   }
   return quotas;
+}
+
+// [node_types]: capability per node type, (0, 1000].
+std::map<std::string, double> ReadNodeTypes(TomlReader& reader, std::string_view text) {
+  std::map<std::string, double> types;
+  for (const std::string& type : SlurmNamedKeys(reader, text, "node_types", "node type")) {
+    const std::string key = "node_types." + type;
+    if (auto capability = reader.Double(key, 0.0, 1000.0)) {
+      if (*capability <= 0.0) reader.Fail(key, "must be above 0 (a reference GPU is 1)");
+      types[type] = *capability;
+    }
+  }
+  return types;
 }
 
 template <std::size_t N>
@@ -91,6 +114,7 @@ DaemonConfig Read(TomlReader& reader, std::string_view text) {
   if (auto v = reader.Duration("scheduler.resize_cost")) config.resize_cost = *v;
   if (auto v = reader.Bool("scheduler.preemption")) config.preemption = *v;
   config.quotas = ReadQuotas(reader, text);
+  config.node_types = ReadNodeTypes(reader, text);
 
   if (auto v = reader.String("cleanup.checkpoint_base")) config.checkpoint_base = *v;
   RequireAbsolute(reader, "cleanup.checkpoint_base", config.checkpoint_base, false);

@@ -32,6 +32,9 @@ struct DaemonConfig {
   // [quotas]: account = devices its guaranteed jobs may claim (sla_quota.h); nullopt without the
   // table, when every guaranteed job is within quota.
   std::optional<std::map<std::string, int>> quotas;
+  // [node_types]: a node type's speed against a reference GPU of 1 (node_types.h): the type
+  // is the node's gres GPU type or a Slurm feature named here.
+  std::map<std::string, double> node_types;
   // [cleanup]
   // Parent of the per-job checkpoint directories: the plugin's checkpoint_base argument.
   std::string checkpoint_base = "/var/spool/slurm-elastic";

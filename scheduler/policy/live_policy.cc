@@ -10,7 +10,6 @@
 namespace elastic::policy {
 namespace {
 
-constexpr const char* kNodeType = "node";
 // A job without a time limit is ranked (elastic's shortest-remaining-work order) as if it had
 // this much work left (reference-device seconds: a year on one device), whatever its size: long,
 // but finite so its slope still counts, and equal among such jobs so they rank by slope alone.
@@ -91,10 +90,10 @@ PolicyOptions LivePolicyOptions(const LiveOptions& options) {
   p.resize_cost_s = options.resize_cost_s;
   p.min_resize_interval_s = options.min_resize_interval_s;
   p.reconfigure_threshold = options.reconfig_penalty;
-  // Only guaranteed jobs' SLA reads this, and every live job is best-effort.
+  // Only guaranteed jobs' SLA reads this, and the running jobs shown are best-effort.
   p.reference_devices_per_node = 1;
-  p.elastic_mixed_types = false;  // one "device type" live: the node
-  p.preempt_best_effort = false;  // no requeue path in elasticd (live_policy.h)
+  p.elastic_mixed_types = false;  // the agent places ESTs evenly (live_policy.h)
+  p.preempt_best_effort = false;  // step 1 of the resize decision preempts (resize_decision.h)
   return p;
 }
 
@@ -123,8 +122,8 @@ PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& opt
     if (index.contains(node.name)) return;
     NodeState n;
     n.name = node.name;
-    n.device_type = kNodeType;
-    n.capability = 1.0;
+    n.device_type = node.device_type;
+    n.capability = node.capability > 0 ? node.capability : 1.0;
     n.devices = std::max(node.devices, 1);
     n.free_devices = free ? n.devices : 0;
     n.cpus = node.cpus;

@@ -6,7 +6,11 @@
 //
 // Live model (design.md §3; one training rank per device):
 //  - A node is the allocation unit and holds `devices` devices (its GPUs, 1 on a CPU node):
-//    every node becomes a NodeState of device type "node" (capability 1) with that many devices;
+//    every node becomes a NodeState of its device type and capability (node_types.h: its gres
+//    GPU type or a configured feature with [node_types]'s capability; "node", 1 otherwise) with
+//    that many devices; under rubick and elastic a job runs on one type (no mixed-type growth
+//    live: the agent places ESTs evenly, so a mixed allocation runs at its slowest device's
+//    pace); easyscale may still mix types, priced as if ESTs followed speed (a known gap);
 //    its CPUs come from the Slurm view, host memory is not modelled (0: the whole node is the
 //    job's). Nodes the partition's jobs hold are in the cluster with no free device; nodes free
 //    for growth (idle, unclaimed, not planned for a pending job, not reserved) have all their
@@ -73,6 +77,8 @@ struct LiveNode {
   std::string name;
   int cpus = 0;
   int devices = 1;  // GPUs, 1 on a CPU node (policy::SlurmNode::devices)
+  std::string device_type = "node";  // node_types.h
+  double capability = 1.0;
 };
 
 // One partition's step 2: its jobs, the nodes they hold and the nodes free for growth.

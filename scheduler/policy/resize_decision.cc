@@ -7,6 +7,7 @@
 
 #include "scheduler/model/throughput_model.h"
 #include "scheduler/policy/live_policy.h"
+#include "scheduler/policy/node_types.h"
 #include "scheduler/policy/policy.h"
 #include "scheduler/policy/sla_quota.h"
 
@@ -394,14 +395,19 @@ class Decider {
   // step 1's shrinks, the nodes they hold, and the idle nodes nobody claimed, planned or
   // reserved. A node in several partitions is handed out once per cycle.
   void DecideByPolicy(const std::string& partition, PartitionPool& pool) {
-    std::map<std::string, int> cpus;
-    for (const SlurmNode& n : view_.nodes) cpus[n.name] = n.cpus;
+    std::map<std::string, LiveNode> nodes;
+    for (const SlurmNode& n : view_.nodes) {
+      const NodeType type = NodeTypeOf(n, options_.node_types);
+      nodes[n.name] = {n.name, n.cpus, Devices(n.name), type.name, type.capability};
+    }
+    auto live_node = [&](const std::string& name) {
+      auto it = nodes.find(name);
+      return it != nodes.end() ? it->second : LiveNode{name, 0, 1};
+    };
     LivePartition live;
     live.now = view_.now;
     for (const std::string& n : pool.idle) {
-      if (!pool.no_grow.contains(n) && !granted_.contains(n)) {
-        live.free.push_back({n, cpus[n], Devices(n)});
-      }
+      if (!pool.no_grow.contains(n) && !granted_.contains(n)) live.free.push_back(live_node(n));
     }
     std::map<std::uint32_t, Candidate*> by_id;
     for (Candidate* c : InPartition(partition, false)) {
@@ -426,7 +432,7 @@ class Decider {
       if (!job.may_resize && could_grow && !live.free.empty()) {
         held_.push_back({c->job->job_id, "grow held back: " + why});
       }
-      for (const std::string& n : c->nodes) live.held.push_back({n, cpus[n], Devices(n)});
+      for (const std::string& n : c->nodes) live.held.push_back(live_node(n));
       by_id[job.job_id] = c;
       live.jobs.push_back(std::move(job));
     }

@@ -89,6 +89,8 @@ struct ResizeDecisionOptions {
   // Step 1 may preempt best-effort elastic jobs for a guaranteed job within quota that shrinking
   // alone cannot start (elasticd.toml [scheduler] preemption).
   bool preempt_best_effort = true;
+  // Capability per node type (elasticd.toml [node_types], node_types.h) for the Policy of step 2.
+  std::map<std::string, double> node_types;
 };
 
 enum class ResizeKind { kGrow, kShrink };

@@ -22,6 +22,8 @@ struct SlurmNode {
   // Devices the node offers a job, one training rank each: its GPUs (from its gres), 1 on a node
   // without GPUs. Resizes move whole nodes; policies weigh jobs by the devices they hold.
   int devices = 1;
+  std::string gpu_type;               // its gres GPU type ("a100"), "" if untyped or none
+  std::vector<std::string> features;  // Slurm node features (a node type when no GPU type)
   // Usable for new work: IDLE or MIXED, and not DRAIN/DOWN/FAIL/MAINT/POWERED_DOWN/
   // NOT_RESPONDING/COMPLETING (a completing node is still cleaning up after a job).
   bool available = false;

@@ -207,8 +207,14 @@ policy::SlurmView ToSlurmView(const SlurmState& s, double now) {
   view.now = Unix(now);
   for (size_t n = 0; n < s.cluster.nodes.size(); ++n) {
     const policy::NodeState& node = s.cluster.nodes[n];
-    policy::SlurmNode out{NodeName(n), {"main"}, std::max(node.cpus, 1), 0, node.devices, true};
-    if (s.holder[n] >= 0) out.alloc_cpus = out.cpus;
+    policy::SlurmNode out;
+    out.name = NodeName(n);
+    out.partitions = {"main"};
+    out.cpus = std::max(node.cpus, 1);
+    out.alloc_cpus = s.holder[n] >= 0 ? out.cpus : 0;
+    out.devices = node.devices;
+    out.gpu_type = node.device_type;  // capabilities: the cluster's, as [node_types]
+    out.available = true;
     view.nodes.push_back(out);
   }
   std::map<std::string, std::uint32_t> priority;  // Slurm's: queue order, first highest
@@ -285,6 +291,9 @@ policy::PolicyOutput LivePathPolicy::Decide(const ClusterState& cluster,
   SlurmState s = Load(cluster, jobs, std::max(UniformNodeDevices(cluster), 1));
   policy::ResizeDecisionOptions options = options_;
   options.quotas = cluster.tenant_quota;  // the replay's tenants are Slurm accounts
+  for (const policy::NodeState& node : cluster.nodes) {
+    options.node_types[node.device_type] = node.capability;
+  }
   SlurmStarts(s, *slurm_, now_s);
   ElasticdCycle(s, *inner_, options, now_s);
   SlurmStarts(s, *slurm_, now_s);

@@ -49,9 +49,9 @@ std::optional<int> ParseCount(std::string_view text) {
   return value;
 }
 
-// The GPUs of one entry "name[:type...][:count][(suffix)]": 0 for another gres, nullopt when
-// malformed. A non-numeric last field is a type (Slurm's implied count of 1).
-std::optional<int> EntryGpus(std::string_view entry) {
+// The colon-separated fields of one entry "name[:type...][:count][(suffix)]", suffix dropped;
+// nullopt when malformed (text after the suffix, an empty field, a stray character).
+std::optional<std::vector<std::string_view>> EntryFields(std::string_view entry) {
   const std::size_t paren = entry.find('(');
   if (paren != std::string_view::npos) {
     if (entry.back() != ')') return std::nullopt;  // text after the suffix
@@ -65,12 +65,23 @@ std::optional<int> EntryGpus(std::string_view entry) {
     start = colon + 1;
   }
   for (std::string_view field : fields) {
-    if (!IsWord(field)) return std::nullopt;  // empty field, space, stray character
+    if (!IsWord(field)) return std::nullopt;
   }
-  if (fields.front() != "gpu") return 0;
-  if (fields.size() == 1) return 1;
-  const bool counted = fields.back().find_first_not_of("0123456789") == std::string_view::npos;
-  return counted ? ParseCount(fields.back()) : std::optional<int>(1);
+  return fields;
+}
+
+bool IsCount(std::string_view field) {
+  return field.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// The GPUs of one entry: 0 for another gres, nullopt when malformed. A non-numeric last field
+// is a type (Slurm's implied count of 1).
+std::optional<int> EntryGpus(std::string_view entry) {
+  std::optional<std::vector<std::string_view>> fields = EntryFields(entry);
+  if (!fields) return std::nullopt;
+  if (fields->front() != "gpu") return 0;
+  if (fields->size() == 1) return 1;
+  return IsCount(fields->back()) ? ParseCount(fields->back()) : std::optional<int>(1);
 }
 
 }  // namespace
@@ -86,6 +97,18 @@ std::optional<int> ParseGpuCount(std::string_view gres) {
     total += *gpus;
   }
   return total;
+}
+
+std::string GpuType(std::string_view gres) {
+  if (!ParseGpuCount(gres)) return "";  // malformed anywhere: no type either
+  const std::optional<std::vector<std::string_view>> entries = SplitEntries(gres);
+  for (std::string_view entry : entries.value_or(std::vector<std::string_view>{})) {
+    std::optional<std::vector<std::string_view>> fields = EntryFields(entry);
+    if (fields && fields->front() == "gpu" && fields->size() >= 2 && !IsCount((*fields)[1])) {
+      return std::string((*fields)[1]);
+    }
+  }
+  return "";
 }
 
 int NodeDevices(const char* gres) {

@@ -1,4 +1,4 @@
-// A node's GPU count from its Slurm gres string (node_info_t::gres): elasticd counts devices per
+// A node's GPU count and type from its Slurm gres string (node_info_t::gres): elasticd counts devices per
 // node, one training rank per GPU, and a node without GPUs as one device (its CPUs).
 // Pure: no libslurm call, so it is tested on plain strings.
 // Error model: nothing here fails or throws; text that is not a gres list Slurm would print
@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace elastic::slurm {
@@ -19,6 +20,10 @@ inline constexpr int kMaxGpusPerNode = 1024;
 // "mps:100" or "" -> 0 (other gres are ignored). nullopt when the text is malformed anywhere or
 // the total exceeds kMaxGpusPerNode.
 std::optional<int> ParseGpuCount(std::string_view gres);
+
+// The type of the node's first typed GPU entry ("gpu:a100:4(S:0-1)" -> "a100"), "" for untyped
+// GPUs, no GPUs or malformed text. A node type for elasticd's [node_types] (node_types.h).
+std::string GpuType(std::string_view gres);
 
 // Devices elasticd counts on a node: its GPUs, else 1 (no GPU gres, "(null)", null or
 // malformed text).

@@ -97,6 +97,8 @@ policy::SlurmNode ToNode(const node_info_t& node, int alloc_cpus) {
   out.cpus = node.cpus;
   out.alloc_cpus = alloc_cpus;
   out.devices = NodeDevices(node.gres);
+  out.gpu_type = GpuType(Text(node.gres));
+  out.features = SplitCommaList(node.features);
   out.available = NodeStateAvailable(node.node_state, node.cpus, alloc_cpus);
   return out;
 }

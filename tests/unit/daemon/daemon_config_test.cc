@@ -38,7 +38,7 @@ TEST(DaemonConfig, ReadsEveryKey) {
       "[daemon]\nsocket=\"/tmp/s\"\nstate_dir=\"/tmp/st\"\nlog_level=\"debug\"\n"
       "log_file=\"/tmp/l\"\nmunge_socket=\"/tmp/m\"\n[scheduler]\npolicy=\"rubick\"\n"
       "cycle_interval=\"500ms\"\nmin_resize_interval=\"2m\"\nreconfig_penalty=0.9\n"
-      "preemption=false\n[quotas]\nphysics=16\nbio-lab=0\n",
+      "preemption=false\n[quotas]\nphysics=16\nbio-lab=0\n[node_types]\na100=2.0\nv100=1\n",
       "full.toml");
   EXPECT_EQ(c.socket, "/tmp/s");
   EXPECT_EQ(c.state_dir, "/tmp/st");
@@ -51,6 +51,7 @@ TEST(DaemonConfig, ReadsEveryKey) {
   EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.9);
   EXPECT_FALSE(c.preemption);
   EXPECT_EQ(c.quotas, (std::map<std::string, int>{{"physics", 16}, {"bio-lab", 0}}));
+  EXPECT_EQ(c.node_types, (std::map<std::string, double>{{"a100", 2.0}, {"v100", 1.0}}));
 }
 
 // An empty [quotas] is a table: every account's quota is 0 (no guaranteed job is within).
@@ -95,6 +96,9 @@ TEST(DaemonConfig, InvalidInputTable) {
       {"[quotas]\nphysics = \"16\"\n", "quotas.physics: expected an integer from 0"},
       {"[quotas]\n\"a.b\" = 4\n",
        "quotas.a.b: invalid account name \"a.b\": expected a Slurm account (letters, digits, _ -)"},
+      {"[node_types]\na100 = 0\n", "node_types.a100: must be above 0"},
+      {"[node_types]\na100 = \"fast\"\n", "node_types.a100: expected a number"},
+      {"[node_types]\n\"h 100\" = 3\n", "invalid node type name \"h 100\""},
       {"[quotas.physics]\ngpus = 4\n", "quotas.physics: expected an integer from 0"},
       {"[scheduler]\npreemption = \"yes\"\n", "scheduler.preemption"},
   };

@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 
+#include "scheduler/policy/node_types.h"
 #include "scheduler/policy/policy.h"
 #include "scheduler/policy/resize_decision.h"
 #include "tests/unit/policy/test_cluster.h"
@@ -346,6 +347,36 @@ TEST_P(DecisionWithPolicy, GpuNodesCountTheirDevices) {
     ASSERT_EQ(greedy.proposals.size(), 1u) << devices;
     EXPECT_EQ(greedy.proposals[0].target_nodes, want) << devices;
   }
+}
+
+// Node types live (node_types.h): the gres GPU type, else a feature [node_types] names. Under
+// rubick and elastic a job on an a100 node grows onto the free a100 node, never onto the free
+// v100 one (one type per job live); easyscale may mix types (EasyScale's heterogeneous
+// placement), and does here.
+TEST_P(DecisionWithPolicy, NodeTypesFromGresOrFeaturesKeepAJobOnItsType) {
+  const auto policy = Make(GetParam());
+  SlurmView view = TestCluster(4, kNow, 4, 2);
+  view.nodes[0].gpu_type = view.nodes[2].gpu_type = "a100";
+  view.nodes[1].features = view.nodes[3].features = {"ib", "v100"};
+  view.jobs.push_back(RunningOn(1, {"n1"}, view));
+  view.jobs.push_back(RunningOn(2, {"n2"}, view));
+  ResizeDecisionOptions options;
+  options.node_types = {{"a100", 2.0}, {"v100", 1.0}};
+  const ResizeDecision decision =
+      DecideResizes(view, {Registered(1, 1, 4, 8), Registered(2, 1, 4, 8)}, options, *policy);
+  std::map<std::uint32_t, Nodes> targets;
+  for (const ResizeProposal& p : decision.proposals) targets[p.job_id] = p.target_nodes;
+  if (std::string(GetParam()) == "easyscale") {
+    EXPECT_EQ(targets[2], (Nodes{"n2", "n3", "n4"}));  // v100 + a100 + v100
+  } else {
+    EXPECT_EQ(targets[1], (Nodes{"n1", "n3"})) << GetParam();
+    EXPECT_EQ(targets[2], (Nodes{"n2", "n4"})) << GetParam();
+  }
+
+  EXPECT_EQ(NodeTypeOf(view.nodes[0], options.node_types).capability, 2.0);
+  EXPECT_EQ(NodeTypeOf(view.nodes[1], options.node_types).name, "v100");
+  EXPECT_EQ(NodeTypeOf(view.nodes[1], {}).name, kUntypedNode);  // a feature no table names
+  EXPECT_EQ(NodeTypeOf(view.nodes[0], {}).capability, 1.0);     // a type no table names
 }
 
 // Random views: no grow order takes a node that is not idle, is planned for a pending job,

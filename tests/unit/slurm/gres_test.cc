@@ -64,3 +64,23 @@ TEST(NodeDevices, GpusElseOne) {
 
 }  // namespace
 }  // namespace elastic::slurm
+
+namespace elastic::slurm {
+namespace {
+
+// The node type elasticd's [node_types] reads: the first typed GPU entry's type.
+TEST(GpuType, TheFirstTypedGpuEntry) {
+  EXPECT_EQ(GpuType("gpu:a100:4(S:0-1)"), "a100");
+  EXPECT_EQ(GpuType("gpu:a100"), "a100");
+  EXPECT_EQ(GpuType("mps:100,gpu:h100:8"), "h100");
+  EXPECT_EQ(GpuType("gpu:a100:2,gpu:v100:2"), "a100");
+  EXPECT_EQ(GpuType("gpu:4"), "");
+  EXPECT_EQ(GpuType("gpu"), "");
+  EXPECT_EQ(GpuType(""), "");
+  EXPECT_EQ(GpuType("(null)"), "");
+  EXPECT_EQ(GpuType("gpu:a100:4,gpu:b:(S:0"), "");  // malformed anywhere: no type
+  EXPECT_EQ(GpuType("gpu:a1 00:4"), "");
+}
+
+}  // namespace
+}  // namespace elastic::slurm

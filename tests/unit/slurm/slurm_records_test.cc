@@ -126,6 +126,19 @@ TEST(ToNode, CountsTheGresGpusAsDevices) {
   EXPECT_EQ(ToNode(node, 0).devices, 1);
 }
 
+// What NodeTypeOf reads: the gres GPU type and the node's features.
+TEST(ToNode, GpuTypeAndFeatures) {
+  node_info_t node{};
+  node.name = const_cast<char*>("g1");
+  EXPECT_EQ(ToNode(node, 0).gpu_type, "");
+  EXPECT_TRUE(ToNode(node, 0).features.empty());
+  node.gres = const_cast<char*>("gpu:a100:4(S:0-1),mps:400");
+  node.features = const_cast<char*>("ib,fast");
+  const policy::SlurmNode out = ToNode(node, 0);
+  EXPECT_EQ(out.gpu_type, "a100");
+  EXPECT_EQ(out.features, (std::vector<std::string>{"ib", "fast"}));
+}
+
 TEST(ToJob, RunningJob) {
   slurm_job_info_t job{};
   job.job_id = 42;
