@@ -1,6 +1,8 @@
 // ResolveExecutionPlan: train.plan and the world size into an ExecutionPlan.
 #include "agent/plan/execution_plan.h"
 
+#include <algorithm>
+
 #include "agent/plan/burst_placement.h"
 #include "agent/est/est_placement.h"
 #include "common/toml_reader.h"
@@ -81,9 +83,14 @@ perf::ExecutionPlan ResolveExecutionPlan(const JobConfig& config, int world_size
 }
 
 EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int rank, int ranks) {
+  return HostedEstsUnder(plan, ests, rank, std::vector<double>(std::max(ranks, 0), 1.0));
+}
+
+EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int rank,
+                         const std::vector<double>& speeds) {
   if (plan.pp > 1) return rank == 0 ? EstRange{0, ests} : EstRange{ests, ests};
   if (plan.tp > 1) return EstRange{0, ests};  // the whole TP group runs every EST
-  return HostedEsts(ests, rank, ranks);
+  return HostedEstsBySpeed(ests, rank, speeds);
 }
 
 Plan RunPlanWord(const JobConfig& config) {

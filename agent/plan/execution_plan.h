@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "agent/common/est_range.h"
 #include "agent/config/job_config.h"
@@ -29,6 +30,10 @@ perf::ExecutionPlan ResolveExecutionPlan(const JobConfig& config, int world_size
 // the EST placement (est_placement.h), except under PP, where stage 0 feeds every EST into the
 // pipeline and the other stages host none, and under TP, where every rank hosts every EST.
 EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int rank, int ranks);
+// The same with each rank's device speed (`speeds`, one per rank): the plans that split ESTs over
+// the ranks (dp and the other one-EST-block plans) split them by speed (HostedEstsBySpeed).
+EstRange HostedEstsUnder(const perf::ExecutionPlan& plan, std::int64_t ests, int rank,
+                         const std::vector<double>& speeds);
 
 // The plan word this generation runs: train.plan, with auto as dp.
 Plan RunPlanWord(const JobConfig& config);

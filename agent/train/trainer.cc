@@ -21,6 +21,7 @@
 #include "agent/plan/burst_placement.h"
 #include "agent/plan/execution_plan.h"
 #include "agent/est/device.h"
+#include "agent/est/est_placement.h"
 #include "agent/est/est_buffers.h"
 #include "agent/train/params_digest.h"
 #include "common/toml_reader.h"
@@ -107,11 +108,22 @@ std::unique_ptr<BatchQueue> MakeBatchQueue(const JobConfig& config, const Datase
 }
 
 EstRange HostedEstsOf(const JobConfig& config, const perf::ExecutionPlan& plan, int rank,
-                      int ranks) {
+                      const std::vector<double>& speeds) {
+  const int ranks = static_cast<int>(speeds.size());
   if (RunsBurstPlan(config, ranks)) {
     return BurstEstsOfRank(config.train.ests, config.train.burst_workers.front(), rank);
   }
-  return HostedEstsUnder(plan, config.train.ests, rank, ranks);
+  return HostedEstsUnder(plan, config.train.ests, rank, speeds);
+}
+
+// Collective: every rank's device speed, in rank order. A rank's own is ELASTIC_DEVICE_SPEED
+// (set per node, e.g. by a TaskProlog, on nodes of different speed), 1 without it.
+std::vector<double> GatherDeviceSpeeds(Communicator& world) {
+  const float mine = static_cast<float>(DeviceSpeedFromEnv(ProcessEnv()));
+  if (world.size() == 1) return {mine};
+  std::vector<std::int64_t> counts;
+  const std::vector<float> all = world.AllGather(std::span<const float>(&mine, 1), counts);
+  return std::vector<double>(all.begin(), all.end());
 }
 
 // The slot exchange (d1/d2 on W > 1 ranks) of a CUDA job's replicated update (dp, ga, gc) and of
@@ -122,6 +134,7 @@ EstRange HostedEstsOf(const JobConfig& config, const perf::ExecutionPlan& plan, 
 // same config.
 std::shared_ptr<NcclCommunicator> MakeDeviceExchange(const JobConfig& config,
                                                      const perf::ExecutionPlan& plan,
+                                                     const std::vector<double>& speeds,
                                                      Communicator& world, torch::Device device,
                                                      bool fold_locally, GradientStash& stash) {
   const bool on_device_update = plan.pp <= 1 && plan.tp <= 1 && !plan.offload;
@@ -137,13 +150,14 @@ std::shared_ptr<NcclCommunicator> MakeDeviceExchange(const JobConfig& config,
   }
   std::vector<std::int64_t> slots_per_rank;
   for (int r = 0; r < world.size(); ++r) {
-    slots_per_rank.push_back(HostedEstsOf(config, plan, r, world.size()).size());
+    slots_per_rank.push_back(HostedEstsOf(config, plan, r, speeds).size());
   }
   stash.UseDeviceSlots(*nccl, std::move(slots_per_rank));
   if (world.rank() == 0) std::cerr << "elastic-agent: gradient exchange over NCCL on the GPUs\n";
   return nccl;
 #else
   (void)config;
+  (void)speeds;
   (void)stash;
   return nullptr;
 #endif
@@ -239,7 +253,8 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
       world_(world != nullptr ? world : owned_world_.get()),
       device_(TrainingDevice(config)),
       plan_(ResolveExecutionPlan(config, world_->size())),
-      hosted_(HostedEstsOf(config, plan_, world_->rank(), world_->size())),
+      speeds_(GatherDeviceSpeeds(*world_)),
+      hosted_(HostedEstsOf(config, plan_, world_->rank(), speeds_)),
       data_(CheckRunnable(config, std::move(data))),
       fold_locally_(world_->size() == 1 || config.train.determinism == Determinism::kD0 ||
                     plan_.pp > 1 || plan_.tp > 1 || RunsBurstPlan(config, world_->size())),
@@ -262,7 +277,7 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
       plan_, UpdateContext{config_, *world_, hosted_, fold_locally_, stash_, *optimizer_,
                            model_->parameters(), std::move(setup.update_owners),
                            model_->TensorParallelParameters()});
-  nccl_ = MakeDeviceExchange(config_, plan_, *world_, device_, fold_locally_, stash_);
+  nccl_ = MakeDeviceExchange(config_, plan_, speeds_, *world_, device_, fold_locally_, stash_);
 }
 
 double Trainer::RunStep() {

@@ -154,6 +154,8 @@ class Trainer {
   Communicator* world_;
   torch::Device device_;      // train.device (device.h); the model and its batches live here
   perf::ExecutionPlan plan_;  // this generation's plan (agent/plan/execution_plan.h)
+  // Each rank's device speed (ELASTIC_DEVICE_SPEED, gathered): the EST placement's weights.
+  std::vector<double> speeds_;
   EstRange hosted_;
   Dataset data_;
   // W = 1, d0, pp or burst: gradients fold in place (burst: after its exchange); else per-EST

@@ -9,8 +9,9 @@
 //    every node becomes a NodeState of its device type and capability (node_types.h: its gres
 //    GPU type or a configured feature with [node_types]'s capability; "node", 1 otherwise) with
 //    that many devices; under rubick and elastic a job runs on one type (no mixed-type growth
-//    live: the agent places ESTs evenly, so a mixed allocation runs at its slowest device's
-//    pace); easyscale may still mix types, priced as if ESTs followed speed (a known gap);
+//    live: the agent places ESTs by speed only where each node sets ELASTIC_DEVICE_SPEED, else
+//    a mixed allocation runs at its slowest device's pace); easyscale may still mix types,
+//    priced as if ESTs followed speed;
 //    its CPUs come from the Slurm view, host memory is not modelled (0: the whole node is the
 //    job's). Nodes the partition's jobs hold are in the cluster with no free device; nodes free
 //    for growth (idle, unclaimed, not planned for a pending job, not reserved) have all their

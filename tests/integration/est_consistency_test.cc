@@ -1,6 +1,7 @@
 // EasyScaleThreads consistency on real Open MPI ranks (docs/consistency.md): the real
 // elastic-agent under `mpirun --oversubscribe -np W` with E = 8 ESTs ends with one params_sha256
-// for every W in {1, 2, 3, 5, 8} and for a resize history through checkpoints; another seed
+// for every W in {1, 2, 3, 5, 8}, for ranks of different device speed (ESTs placed by speed) and
+// for a resize history through checkpoints; another seed
 // changes it (so the comparison can fail); d0 depends on W where d1 does not; a SIGTERM that
 // reaches one rank only stops every rank at the same step with a checkpoint that resumes
 // bit for bit. Needs mpirun and the Fashion-MNIST package; no Slurm.
@@ -87,6 +88,22 @@ TEST_F(EstConsistency, ResizeHistoryThroughCheckpointsEqualsAnUninterruptedRun) 
     hash = Train(resized, ranks, " --until-step " + std::to_string(until));
   }
   EXPECT_EQ(hash, uninterrupted);
+}
+
+// EasyScale's heterogeneous placement: ranks on devices of different speed (ELASTIC_DEVICE_SPEED
+// per rank, as a TaskProlog would set it per node) host EST blocks in proportion to it — rank 0
+// at speed 3 hosts 6 of 8, rank 1 at speed 1 hosts 2 — and the job ends with the bits of one
+// process (D1: the fold is in EST-id order whoever hosts which EST).
+TEST_F(EstConsistency, RanksOfDifferentSpeedHostEstsBySpeedWithTheSameBits) {
+  const std::string reference = Train(Job{}, 1);
+  ASSERT_FALSE(reference.empty());
+  fs::path config = dir_.Write("speeds.toml", ConfigText(Job{}));
+  const std::string agent = AgentPath() + " train --config " + ShellQuote(config.string());
+  const CommandResult mixed = RunCommand(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe "
+      "-np 1 -x ELASTIC_DEVICE_SPEED=3 " + agent + " : -np 1 -x ELASTIC_DEVICE_SPEED=1 " + agent);
+  EXPECT_NE(mixed.output.find("ranks=2 hosted=[0,6)"), std::string::npos) << mixed.output;
+  EXPECT_EQ(FinalHash(mixed), reference);
 }
 
 TEST_F(EstConsistency, D0DependsOnTheWorldSizeWhereD1DoesNot) {
