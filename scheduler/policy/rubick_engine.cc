@@ -186,15 +186,26 @@ double Engine::RemainingWork(const Work& w) const {
                                                         cluster_.environment);
 }
 
+// MinResDevices for the job on `type`, memoised per job and type (MinResEntry): it reads only
+// the job's profile and bounds, which no step of a Decide call changes.
+int Engine::MinRes(const Work& w, const TypeInfo& type) const {
+  for (const MinResEntry& entry : w.min_res) {
+    if (entry.capability == type.capability && entry.per_node == type.per_node) {
+      return entry.devices;
+    }
+  }
+  const int devices =
+      MinResDevices(w.s, type.capability, type.per_node, options_, cluster_.environment);
+  w.min_res.push_back({type.capability, type.per_node, devices});
+  return devices;
+}
+
 // The job's minimum on `type`: minRes for a protected guaranteed job, else min_devices; rigid
 // jobs never change size.
 int Engine::Floor(const Work& w, const TypeInfo& type) const {
   if (!w.s.elastic) return w.s.requested_devices;
   int floor = w.s.min_devices;
-  if (w.protected_sla) {
-    floor = std::max(floor, MinResDevices(w.s, type.capability, type.per_node, options_,
-                                          cluster_.environment));
-  }
+  if (w.protected_sla) floor = std::max(floor, MinRes(w, type));
   return std::min(floor, w.s.max_devices);
 }
 

@@ -44,6 +44,14 @@ struct SpeedCurve {
   std::vector<double> speed;
 };
 
+// One job's minRes (MinResDevices) on one device type; Engine::MinRes's memo, for the same
+// reason as SpeedCurve: the guaranteed job's floor is asked for at every reclaim step.
+struct MinResEntry {
+  double capability = 0.0;
+  int per_node = 0;
+  int devices = 0;
+};
+
 struct Work {
   JobState s;
   JobState original;           // as Decide received it
@@ -57,6 +65,7 @@ struct Work {
   int version = 0;
   std::string reason;
   mutable std::vector<SpeedCurve> curves;  // CompactSpeed's memo (see SpeedCurve)
+  mutable std::vector<MinResEntry> min_res;  // MinRes's memo (see MinResEntry)
   bool running() const { return !s.allocation.empty(); }
 };
 
@@ -147,6 +156,7 @@ class Engine {
   double Speed(const Work& w, const Allocation& allocation) const;
   double Speed(const JobState& job, const Allocation& allocation) const;
   double RemainingWork(const Work& w) const;
+  int MinRes(const Work& w, const TypeInfo& type) const;
   int Floor(const Work& w, const TypeInfo& type) const;
   int Floor(const Work& w) const { return Floor(w, Type(w.type)); }
   bool PenaltyAllows(const Work& w) const;
