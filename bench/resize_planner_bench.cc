@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -118,6 +119,23 @@ double ThreadCpuMs() {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+// FNV-1a over everything the decision says (orders, nodes, reasons, held-back jobs): equal
+// fingerprints across builds mean an optimisation left the decision as it was.
+std::uint64_t Fingerprint(const ResizeDecision& decision) {
+  std::uint64_t hash = 1469598103934665603ULL;
+  auto add = [&hash](const std::string& text) {
+    for (unsigned char ch : text + '\n') hash = (hash ^ ch) * 1099511628211ULL;
+  };
+  for (const ResizeProposal& o : decision.proposals) {
+    add(std::to_string(o.job_id) + (o.kind == ResizeKind::kGrow ? " grow " : " shrink ") +
+        std::to_string(o.from_nodes) + " " + std::to_string(o.to_nodes) + " " + o.reason);
+    for (const std::string& node : o.target_nodes) add(node);
+    for (const std::string& node : o.changed_nodes) add(node);
+  }
+  for (const HeldBack& held : decision.held_back) add(std::to_string(held.job_id) + held.reason);
+  return hash;
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -149,9 +167,10 @@ double Bench(const char* scenario, const Scenario& s, const char* label, const P
   }
   const double cpu = Median(cpu_ms);
   std::printf("%-9s %-10s cpu %8.3f ms  wall %8.3f ms  %-4s  %4d grow(s) %4d shrink(s) %4zu "
-              "held\n",
+              "held  decision %016llx\n",
               scenario, label, cpu, Median(wall_ms), cpu <= 10.0 ? "ok" : "OVER", grows, shrinks,
-              decision.held_back.size());
+              decision.held_back.size(),
+              static_cast<unsigned long long>(Fingerprint(decision)));
   std::fflush(stdout);
   return cpu;
 }

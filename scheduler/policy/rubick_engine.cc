@@ -348,6 +348,7 @@ bool Engine::SetFit(size_t i, const Fit& next, std::vector<Undo>& undo) {
                   held_[i]});
   Move(w.s, after);
   w.s = std::move(after);
+  ++w.revision;
   if (w.was_running) w.touched = true;
   if (w.running()) w.type = MainType(w.s.allocation);
   if (head_ && !is_head) Hold(i, std::move(held));
@@ -364,6 +365,7 @@ void Engine::Rollback(std::vector<Undo>& undo) {
     before.offload_mb_per_device = it->offload_mb_per_device;
     Move(w.s, before);
     w.s = std::move(before);
+    ++w.revision;
     w.touched = it->touched;
     if (w.running()) w.type = MainType(w.s.allocation);
     if (head_) Hold(it->job, it->held);

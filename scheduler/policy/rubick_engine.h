@@ -52,6 +52,17 @@ struct MinResEntry {
   int devices = 0;
 };
 
+// A job as GetLowestSlopeOverMinJob sees it (Engine::ShrinkView), valid while the job's
+// `revision` and protection are those it was computed at. The scan runs over every job for each
+// device reclaimed, and a victim's state changes only when it is resized.
+struct ShrinkView {
+  int revision = -1;
+  bool protected_sla = false;
+  bool candidate = false;          // running, elastic, above its floor and may be resized
+  double slope = 0.0;              // ShrinkSlope when a candidate
+  std::vector<bool> holds_type;    // per index into Engine::types_
+};
+
 struct Work {
   JobState s;
   JobState original;           // as Decide received it
@@ -66,6 +77,8 @@ struct Work {
   std::string reason;
   mutable std::vector<SpeedCurve> curves;  // CompactSpeed's memo (see SpeedCurve)
   mutable std::vector<MinResEntry> min_res;  // MinRes's memo (see MinResEntry)
+  int revision = 0;  // bumped whenever s, touched or type change (SetFit, Rollback, a start)
+  mutable ShrinkView shrink;  // ShrinkView's memo
   bool running() const { return !s.allocation.empty(); }
 };
 
@@ -140,6 +153,7 @@ class Engine {
   std::optional<size_t> LowestSlopePreemptable(const std::string& type, size_t grower,
                                                const std::vector<size_t>& refused) const;
   double ShrinkSlope(const Work& w) const;
+  const ShrinkView& ShrinkViewOf(const Work& w) const;
   double PreemptSlope(const Work& w) const;
   std::optional<Fit> PlaceReclaimingCpus(size_t i, const TypeInfo& type, int devices,
                                          double slope, bool below_minimum,

@@ -56,14 +56,32 @@ double Engine::PreemptSlope(const Work& w) const {
   return Rank(w, CompactSpeed(w, Type(w.type), count) / std::max(count, 1));
 }
 
+// The job's ShrinkView, recomputed only when it was resized or its protection changed since.
+const ShrinkView& Engine::ShrinkViewOf(const Work& w) const {
+  ShrinkView& view = w.shrink;
+  if (view.revision == w.revision && view.protected_sla == w.protected_sla) return view;
+  view.revision = w.revision;
+  view.protected_sla = w.protected_sla;
+  view.candidate = w.running() && w.s.elastic && DeviceCount(w.s.allocation) > Floor(w) &&
+                   MayResize(w);
+  view.slope = view.candidate ? ShrinkSlope(w) : 0.0;
+  view.holds_type.assign(types_.size(), false);
+  for (const Slice& slice : w.s.allocation) {
+    view.holds_type[TypeIndex(cluster_.nodes[slice.node].device_type)] = true;
+  }
+  return view;
+}
+
 // GetLowestSlopeOverMinJob (line 13) among jobs holding devices of the type: ties go to the
 // later submission.
 std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t grower,
                                                  const std::vector<size_t>& refused) const {
+  const size_t t = TypeIndex(type);
+  if (types_[t].name != type) return std::nullopt;  // no job holds an unknown type
   return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
-    if (!w.running() || !w.s.elastic || !HoldsType(cluster_, w.s.allocation, type)) return {};
-    if (DeviceCount(w.s.allocation) <= Floor(w) || !MayResize(w)) return {};
-    return ShrinkSlope(w);
+    const ShrinkView& view = ShrinkViewOf(w);
+    if (!view.candidate || !view.holds_type[t]) return {};
+    return view.slope;
   });
 }
 
@@ -208,6 +226,7 @@ bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, 
   if (!w.was_running && !w.started) {
     w.started = true;
     w.type = type.name;
+    ++w.revision;
   }
   char text[240];
   std::snprintf(text, sizeof text,
