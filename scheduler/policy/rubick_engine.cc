@@ -37,6 +37,10 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
     w.work = RemainingWork(w);
     index_[job.id] = work_.size();
     work_.push_back(std::move(w));
+    TrackRunning(work_.size() - 1);
+  }
+  for (const JobState* job : QueueOrder(jobs)) {
+    queue_.push_back(static_cast<size_t>(job - jobs.data()));
   }
   held_.assign(work_.size(), {});
 }
@@ -346,14 +350,24 @@ bool Engine::SetFit(size_t i, const Fit& next, std::vector<Undo>& undo) {
   }
   undo.push_back({i, w.s.allocation, w.s.cpus_per_device, w.s.offload_mb_per_device, w.touched,
                   held_[i]});
+  NoteResize(i);
   Move(w.s, after);
   w.s = std::move(after);
   ++w.revision;
+  TrackRunning(i);
   if (w.was_running) w.touched = true;
   if (w.running()) w.type = MainType(w.s.allocation);
   if (head_ && !is_head) Hold(i, std::move(held));
   if (is_head) head_.reset();  // the head starts now: nothing left to protect this round
   return true;
+}
+
+// Records job i's device count before its first change since BySlope last cleared resized_.
+void Engine::NoteResize(size_t i) {
+  for (const auto& [job, count] : resized_) {
+    if (job == i) return;
+  }
+  resized_.emplace_back(i, DeviceCount(work_[i].s.allocation));
 }
 
 void Engine::Rollback(std::vector<Undo>& undo) {
@@ -363,9 +377,11 @@ void Engine::Rollback(std::vector<Undo>& undo) {
     before.allocation = it->allocation;
     before.cpus_per_device = it->cpus_per_device;
     before.offload_mb_per_device = it->offload_mb_per_device;
+    NoteResize(it->job);
     Move(w.s, before);
     w.s = std::move(before);
     ++w.revision;
+    TrackRunning(it->job);
     w.touched = it->touched;
     if (w.running()) w.type = MainType(w.s.allocation);
     if (head_) Hold(it->job, it->held);
@@ -417,27 +433,19 @@ void Engine::Note(size_t i, const std::string& text) {
   w.reason += " " + text + ";";
 }
 
-std::vector<size_t> Engine::Sizes() const {
-  std::vector<size_t> sizes;
-  sizes.reserve(work_.size());
-  for (const Work& w : work_) sizes.push_back(static_cast<size_t>(DeviceCount(w.s.allocation)));
-  return sizes;
+// Keeps running_elastic_ in step with job i's allocation.
+void Engine::TrackRunning(size_t i) {
+  if (work_[i].running() && work_[i].s.elastic) {
+    running_elastic_.insert(i);
+  } else {
+    running_elastic_.erase(i);
+  }
 }
 
 long Engine::TotalDevices() const {
   long total = 0;
   for (const TypeInfo& type : types_) total += type.total;
   return total;
-}
-
-// Pending jobs (as they were when Decide was called) in queue order, as indices.
-std::vector<size_t> Engine::Queue() const {
-  std::vector<JobState> jobs;
-  jobs.reserve(work_.size());
-  for (const Work& w : work_) jobs.push_back(w.original);
-  std::vector<size_t> queue;
-  for (const JobState* job : QueueOrder(jobs)) queue.push_back(index_.at(job->id));
-  return queue;
 }
 
 }  // namespace elastic::policy::rubick

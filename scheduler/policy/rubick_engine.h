@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,7 @@ class Engine {
   void Move(const JobState& from, const JobState& to);
   bool SetFit(size_t i, const Fit& next, std::vector<Undo>& undo);
   void Rollback(std::vector<Undo>& undo);
+  void NoteResize(size_t i);
   static Allocation WithoutOne(const Allocation& allocation, const ClusterState& cluster,
                                const std::string& type);
   std::string MainType(const Allocation& allocation) const;
@@ -205,9 +207,9 @@ class Engine {
   bool Changed(const Work& w) const;
   void Note(size_t i, const std::string& text);
 
-  std::vector<size_t> Sizes() const;
+  void TrackRunning(size_t i);
   long TotalDevices() const;
-  std::vector<size_t> Queue() const;
+  const std::vector<size_t>& Queue() const { return queue_; }
 
   const ClusterState& cluster_;
   double now_;
@@ -218,6 +220,14 @@ class Engine {
   std::vector<TypeInfo> types_;      // fastest first
   std::vector<Work> work_;
   std::map<std::string, size_t> index_;
+  // Pending jobs (as they were when Decide was called) in queue order (QueueOrder), as indices.
+  std::vector<size_t> queue_;
+  // Running elastic jobs by index: the only jobs any reclaim step can take from, so its scans
+  // (LowestSlope) visit these in index order instead of every job of a long queue.
+  std::set<size_t> running_elastic_;
+  // Jobs SetFit or Rollback changed, each with its device count before the first change (BySlope
+  // re-ranks the jobs whose size a grant changed).
+  std::vector<std::pair<size_t, int>> resized_;
   std::map<std::string, int> quota_left_;
   std::optional<HeadReservation> head_;  // elastic: the rigid head's reservation
   size_t head_job_ = 0;

@@ -178,14 +178,14 @@ void Engine::BySlope() {
     heap.pop();
     Work& w = work_[best.job];
     if (best.version != w.version) continue;
-    std::vector<size_t> before = Sizes();
+    resized_.clear();
     bool ok = w.running() ? Acquire(best.job, types_[best.type], best.devices, best.slope,
                                     false, "grow by slope")
                           : StartAtFloor(best.job, false, "start by slope");
     if (!ok) continue;  // nothing to take at this slope: the job is done for this round
-    std::vector<size_t> after = Sizes();
-    for (size_t k = 0; k < work_.size(); ++k) {
-      if (before[k] != after[k]) {
+    std::sort(resized_.begin(), resized_.end());  // re-ranked in index order, as jobs are
+    for (const auto& [k, before] : resized_) {
+      if (before != DeviceCount(work_[k].s.allocation)) {
         ++work_[k].version;
         push(k);
       }

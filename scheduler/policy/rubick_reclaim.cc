@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "scheduler/policy/rubick_engine.h"
@@ -21,13 +22,16 @@ bool HoldsType(const ClusterState& cluster, const Allocation& allocation, const 
 
 // The candidate with the lowest slope, ties to the later submission: the rule of
 // GetLowestSlopeOverMinJob (Algorithm 1 line 13), shared by its preemption and CPU variants.
-// `slope_of` gives a job's slope, or nothing when the job is not a candidate.
+// `slope_of` gives a job's slope, or nothing when the job is not a candidate. Every variant's
+// candidates run and are elastic, so only `running_elastic` (indices, ascending: the order ties
+// are seen in) is scanned.
 template <class SlopeOf>
-std::optional<size_t> LowestSlope(const std::vector<Work>& work, size_t grower,
+std::optional<size_t> LowestSlope(const std::vector<Work>& work,
+                                  const std::set<size_t>& running_elastic, size_t grower,
                                   const std::vector<size_t>& refused, SlopeOf slope_of) {
   std::optional<size_t> best;
   double best_slope = 0.0;
-  for (size_t i = 0; i < work.size(); ++i) {
+  for (size_t i : running_elastic) {
     if (i == grower || std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
     const std::optional<double> slope = slope_of(work[i]);
     if (!slope) continue;
@@ -78,7 +82,8 @@ std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t
                                                  const std::vector<size_t>& refused) const {
   const size_t t = TypeIndex(type);
   if (types_[t].name != type) return std::nullopt;  // no job holds an unknown type
-  return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
+  return LowestSlope(work_, running_elastic_, grower, refused,
+                     [&](const Work& w) -> std::optional<double> {
     const ShrinkView& view = ShrinkViewOf(w);
     if (!view.candidate || !view.holds_type[t]) return {};
     return view.slope;
@@ -92,7 +97,8 @@ std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t
 // a requeued rigid job would jump ahead of the head it was backfilled behind.
 std::optional<size_t> Engine::LowestSlopePreemptable(const std::string& type, size_t grower,
                                                      const std::vector<size_t>& refused) const {
-  return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
+  return LowestSlope(work_, running_elastic_, grower, refused,
+                     [&](const Work& w) -> std::optional<double> {
     if (!w.was_running || !w.running() || !w.s.elastic) return {};
     if (w.s.sla_class != SlaClass::kBestEffort || w.protected_sla || !MayResize(w)) return {};
     if (!HoldsType(cluster_, w.s.allocation, type)) return {};
@@ -144,7 +150,8 @@ double Engine::CpuShrinkSlope(const Work& w) const {
 // they give back). Lowest CpuShrinkSlope first, ties to the later submission.
 std::optional<size_t> Engine::LowestCpuSlopeOverMin(const std::string& type, size_t grower,
                                                     const std::vector<size_t>& refused) const {
-  return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
+  return LowestSlope(work_, running_elastic_, grower, refused,
+                     [&](const Work& w) -> std::optional<double> {
     if (!w.running() || !w.s.elastic || !w.cpu_adaptive) return {};
     if (w.s.cpus_per_device <= w.s.min_cpus_per_device || !MayResize(w)) return {};
     bool useful = false;  // it holds a node of the type where a device is free
