@@ -26,16 +26,16 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
     free_[name] = ledger_.FreeDevicesOfType(name);
     types_.push_back(info);
   }
+  work_.reserve(jobs.size());
   for (const JobState& job : jobs) {
     Work w;
     w.s = job;
-    w.original = job;
+    w.original = &job;
     w.was_running = job.running();
     if (w.was_running) w.type = MainType(job.allocation);
     w.cpu_adaptive = engine_.cpus && job.profile.cpu_need > 0.0 &&
                      job.max_cpus_per_device > job.min_cpus_per_device;
     w.work = RemainingWork(w);
-    index_[job.id] = work_.size();
     work_.push_back(std::move(w));
     TrackRunning(work_.size() - 1);
   }
@@ -43,6 +43,7 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
     queue_.push_back(static_cast<size_t>(job - jobs.data()));
   }
   held_.assign(work_.size(), {});
+  no_shrink_at_.assign(types_.size(), -1);
 }
 
 PolicyOutput Engine::Run() {
@@ -71,9 +72,9 @@ PolicyOutput Engine::Run() {
 bool Engine::Changed(const Work& w) const {
   if (w.started) return true;
   return w.was_running &&
-         (w.s.allocation != w.original.allocation ||
-          w.s.cpus_per_device != w.original.cpus_per_device ||
-          w.s.offload_mb_per_device != w.original.offload_mb_per_device);
+         (w.s.allocation != w.original->allocation ||
+          w.s.cpus_per_device != w.original->cpus_per_device ||
+          w.s.offload_mb_per_device != w.original->offload_mb_per_device);
 }
 
 // Decisions are applied one by one, so a job growing into devices (or CPUs, memory) another job
@@ -97,11 +98,11 @@ std::vector<size_t> Engine::ApplicableOrder(std::vector<size_t> changed) const {
       a.cpus += static_cast<long>(slice.devices) * w.s.cpus_per_device;
       a.memory_mb += slice.devices * w.s.HostMemoryPerDevice();
     }
-    for (const Slice& slice : w.original.allocation) {
+    for (const Slice& slice : w.original->allocation) {
       Amounts& a = change[slice.node];
       a.devices -= slice.devices;
-      a.cpus -= static_cast<long>(slice.devices) * w.original.cpus_per_device;
-      a.memory_mb -= slice.devices * w.original.HostMemoryPerDevice();
+      a.cpus -= static_cast<long>(slice.devices) * w.original->cpus_per_device;
+      a.memory_mb -= slice.devices * w.original->HostMemoryPerDevice();
     }
     return change;
   };
@@ -230,8 +231,8 @@ bool Engine::MayResize(const Work& w) const {
 // supplies work).
 double Engine::EndEstimate(const Work& w, const Allocation& allocation) const {
   if (allocation.empty()) return now_;
-  if (w.was_running && allocation == w.original.allocation &&
-      w.s.cpus_per_device == w.original.cpus_per_device) {
+  if (w.was_running && allocation == w.original->allocation &&
+      w.s.cpus_per_device == w.original->cpus_per_device) {
     return w.s.expected_end_s;
   }
   double speed = Speed(w, allocation);
@@ -433,8 +434,14 @@ void Engine::Note(size_t i, const std::string& text) {
   w.reason += " " + text + ";";
 }
 
-// Keeps running_elastic_ in step with job i's allocation.
+void Engine::SetProtected(Work& w, bool on) {
+  w.protected_sla = on;
+  ++epoch_;
+}
+
+// Keeps running_elastic_ in step with job i's allocation (and epoch_ with any change of a job).
 void Engine::TrackRunning(size_t i) {
+  ++epoch_;
   if (work_[i].running() && work_[i].s.elastic) {
     running_elastic_.insert(i);
   } else {

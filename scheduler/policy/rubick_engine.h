@@ -66,7 +66,7 @@ struct ShrinkView {
 
 struct Work {
   JobState s;
-  JobState original;           // as Decide received it
+  const JobState* original = nullptr;  // as Decide received it (borrowed, like the Engine's)
   bool was_running = false;
   bool started = false;        // started in this round
   bool touched = false;        // resized in this round (one resize however many steps)
@@ -208,6 +208,7 @@ class Engine {
   void Note(size_t i, const std::string& text);
 
   void TrackRunning(size_t i);
+  void SetProtected(Work& w, bool on);
   long TotalDevices() const;
   const std::vector<size_t>& Queue() const { return queue_; }
 
@@ -219,12 +220,17 @@ class Engine {
   std::map<std::string, int> free_;  // free devices per type, kept in step with ledger_
   std::vector<TypeInfo> types_;      // fastest first
   std::vector<Work> work_;
-  std::map<std::string, size_t> index_;
   // Pending jobs (as they were when Decide was called) in queue order (QueueOrder), as indices.
   std::vector<size_t> queue_;
   // Running elastic jobs by index: the only jobs any reclaim step can take from, so its scans
   // (LowestSlope) visit these in index order instead of every job of a long queue.
   std::set<size_t> running_elastic_;
+  // Bumped whenever any job's ShrinkView may change (SetFit, Rollback, a start, protection).
+  long epoch_ = 0;
+  // Per type: the epoch at which no job at all could give a device of it back (LowestSlopeOverMin
+  // found none); until the next change every such scan finds none again. A long queue asks for
+  // each pending job in turn while the cluster is full.
+  mutable std::vector<long> no_shrink_at_;
   // Jobs SetFit or Rollback changed, each with its device count before the first change (BySlope
   // re-ranks the jobs whose size a grant changed).
   std::vector<std::pair<size_t, int>> resized_;

@@ -82,12 +82,17 @@ std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t
                                                  const std::vector<size_t>& refused) const {
   const size_t t = TypeIndex(type);
   if (types_[t].name != type) return std::nullopt;  // no job holds an unknown type
-  return LowestSlope(work_, running_elastic_, grower, refused,
-                     [&](const Work& w) -> std::optional<double> {
+  if (no_shrink_at_[t] == epoch_) return std::nullopt;
+  bool any = false;  // a candidate, counting the grower and refused jobs
+  std::optional<size_t> lowest = LowestSlope(work_, running_elastic_, grower, refused,
+                                             [&](const Work& w) -> std::optional<double> {
     const ShrinkView& view = ShrinkViewOf(w);
     if (!view.candidate || !view.holds_type[t]) return {};
+    any = true;
     return view.slope;
   });
+  if (!any && refused.empty() && !running_elastic_.contains(grower)) no_shrink_at_[t] = epoch_;
+  return lowest;
 }
 
 // Rubick §5: "shrinking a job to 0 results in a preemption (possible only for best-effort jobs)".
@@ -234,6 +239,7 @@ bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, 
     w.started = true;
     w.type = type.name;
     ++w.revision;
+    ++epoch_;
   }
   char text[240];
   std::snprintf(text, sizeof text,
