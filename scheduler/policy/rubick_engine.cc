@@ -44,6 +44,7 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
   }
   held_.assign(work_.size(), {});
   no_shrink_at_.assign(types_.size(), -1);
+  lowest_shrink_.assign(types_.size(), {-1, 0.0});
 }
 
 PolicyOutput Engine::Run() {
@@ -442,11 +443,11 @@ void Engine::SetProtected(Work& w, bool on) {
 // Keeps running_elastic_ in step with job i's allocation (and epoch_ with any change of a job).
 void Engine::TrackRunning(size_t i) {
   ++epoch_;
-  if (work_[i].running() && work_[i].s.elastic) {
-    running_elastic_.insert(i);
-  } else {
-    running_elastic_.erase(i);
-  }
+  const bool in = work_[i].running() && work_[i].s.elastic;
+  auto at = std::lower_bound(running_elastic_.begin(), running_elastic_.end(), i);
+  const bool was = at != running_elastic_.end() && *at == i;
+  if (in && !was) running_elastic_.insert(at, i);
+  if (!in && was) running_elastic_.erase(at);
 }
 
 long Engine::TotalDevices() const {

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -155,6 +154,7 @@ class Engine {
                                                const std::vector<size_t>& refused) const;
   double ShrinkSlope(const Work& w) const;
   const ShrinkView& ShrinkViewOf(const Work& w) const;
+  double LowestShrinkSlope(const TypeInfo& type) const;
   double PreemptSlope(const Work& w) const;
   std::optional<Fit> PlaceReclaimingCpus(size_t i, const TypeInfo& type, int devices,
                                          double slope, bool below_minimum,
@@ -224,13 +224,15 @@ class Engine {
   std::vector<size_t> queue_;
   // Running elastic jobs by index: the only jobs any reclaim step can take from, so its scans
   // (LowestSlope) visit these in index order instead of every job of a long queue.
-  std::set<size_t> running_elastic_;
+  std::vector<size_t> running_elastic_;  // sorted
   // Bumped whenever any job's ShrinkView may change (SetFit, Rollback, a start, protection).
   long epoch_ = 0;
   // Per type: the epoch at which no job at all could give a device of it back (LowestSlopeOverMin
   // found none); until the next change every such scan finds none again. A long queue asks for
   // each pending job in turn while the cluster is full.
   mutable std::vector<long> no_shrink_at_;
+  // Per type: (epoch, LowestShrinkSlope at it).
+  mutable std::vector<std::pair<long, double>> lowest_shrink_;
   // Jobs SetFit or Rollback changed, each with its device count before the first change (BySlope
   // re-ranks the jobs whose size a grant changed).
   std::vector<std::pair<size_t, int>> resized_;

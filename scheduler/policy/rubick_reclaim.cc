@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
-#include <set>
 #include <vector>
 
 #include "scheduler/policy/rubick_engine.h"
@@ -27,7 +27,7 @@ bool HoldsType(const ClusterState& cluster, const Allocation& allocation, const 
 // are seen in) is scanned.
 template <class SlopeOf>
 std::optional<size_t> LowestSlope(const std::vector<Work>& work,
-                                  const std::set<size_t>& running_elastic, size_t grower,
+                                  const std::vector<size_t>& running_elastic, size_t grower,
                                   const std::vector<size_t>& refused, SlopeOf slope_of) {
   std::optional<size_t> best;
   double best_slope = 0.0;
@@ -76,6 +76,21 @@ const ShrinkView& Engine::ShrinkViewOf(const Work& w) const {
   return view;
 }
 
+// The lowest ShrinkSlope of any job that could give a device of `type` back (infinity if none),
+// memoised per epoch: a lower bound for every GetLowestSlopeOverMinJob pick until a job changes.
+double Engine::LowestShrinkSlope(const TypeInfo& type) const {
+  const size_t t = TypeIndex(type.name);
+  auto& [epoch, lowest] = lowest_shrink_[t];
+  if (epoch == epoch_) return lowest;
+  epoch = epoch_;
+  lowest = std::numeric_limits<double>::infinity();
+  for (size_t i : running_elastic_) {
+    const ShrinkView& view = ShrinkViewOf(work_[i]);
+    if (view.candidate && view.holds_type[t]) lowest = std::min(lowest, view.slope);
+  }
+  return lowest;
+}
+
 // GetLowestSlopeOverMinJob (line 13) among jobs holding devices of the type: ties go to the
 // later submission.
 std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t grower,
@@ -91,7 +106,10 @@ std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t
     any = true;
     return view.slope;
   });
-  if (!any && refused.empty() && !running_elastic_.contains(grower)) no_shrink_at_[t] = epoch_;
+  if (!any && refused.empty() &&
+      !std::binary_search(running_elastic_.begin(), running_elastic_.end(), grower)) {
+    no_shrink_at_[t] = epoch_;
+  }
   return lowest;
 }
 
@@ -121,6 +139,9 @@ void Engine::ReclaimDevices(size_t i, const TypeInfo& type, int devices, double 
   const bool may_preempt =
       below_minimum && work_[i].protected_sla && options_.preempt_best_effort && preempt_allowed_;
   while (free_[type.name] < devices) {
+    // Case 1 takes only from jobs whose slope is below the grower's: when none is (the lowest
+    // at this epoch), the scan below would pick one and stop.
+    if (!below_minimum && LowestShrinkSlope(type) >= slope - kEpsilon) break;
     bool preempt = false;
     std::optional<size_t> victim = LowestSlopeOverMin(type.name, i, refused);
     if (!victim && may_preempt) {
