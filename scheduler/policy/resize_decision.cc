@@ -89,15 +89,6 @@ double Gain(const Candidate& c, Size from, Size to, double comm) {
          (to.nodes - from.nodes);
 }
 
-// How many nodes `c` can release: those above its MIN, never the batch host (Releasable's size,
-// without ordering them).
-int ReleasableCount(const Candidate& c) {
-  const int surplus = static_cast<int>(c.nodes.size()) - c.job->min_nodes;
-  const int others =
-      static_cast<int>(c.nodes.size()) - (c.nodes.contains(c.slurm->batch_host) ? 1 : 0);
-  return std::max(std::min(surplus, others), 0);
-}
-
 // Nodes `c` can release, best first: those the waiting job was planned on, then by name from
 // the end (so the batch host, usually first, is kept anyway and lists stay compact).
 std::vector<std::string> Releasable(const Candidate& c, const SlurmJob& waiting) {
@@ -223,16 +214,9 @@ class Decider {
       return;
     }
     // Shrink elastic jobs, cheapest released node first (lowest speedup loss per node).
-    const std::vector<Candidate*> candidates = InPartition(waiting.partition, false);
-    // Counted before they are priced (what costs): once earlier waiting jobs have shrunk the
-    // elastic jobs to MIN, most waiting jobs stop here.
-    int releasable = 0;
-    for (const Candidate* c : candidates) releasable += ReleasableCount(*c);
-    if (idle + releasable < need) return;  // cannot start even so
     struct Offer { Candidate* c; std::string node; double loss; };
     std::vector<Offer> offers;
-    for (Candidate* c : candidates) {
-      if (ReleasableCount(*c) == 0) continue;  // most jobs, once earlier waiting jobs shrank them
+    for (Candidate* c : InPartition(waiting.partition, false)) {
       Size from = SizeOf(c->nodes);
       for (const std::string& node : Releasable(*c, waiting)) {
         const Size to{from.nodes - 1, from.devices - Devices(node)};
@@ -240,6 +224,7 @@ class Decider {
         from = to;
       }
     }
+    if (idle + static_cast<int>(offers.size()) < need) return;  // cannot start even so
     // Within one job, offers are already in release order with rising loss (concave speedup):
     // a stable sort by loss keeps that order, then job id breaks ties deterministically.
     std::stable_sort(offers.begin(), offers.end(), [](const Offer& a, const Offer& b) {
