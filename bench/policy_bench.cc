@@ -1,9 +1,14 @@
 // Benchmarks for the policies and the simulator; prints times and avg-JCT ratios to backfill.
-// Usage: policy_bench [TRACE.csv [CLUSTER_SPEC...]]  (defaults: dev trace, 16x8 and 64x8)
+// Usage: policy_bench [--copies N] [TRACE.csv [CLUSTER_SPEC...]]
+//   defaults: both development traces (Philly, ITP) on 16x8 and 64x8, then the Philly trace
+//   repeated N times (default 10: 20,000 jobs, built in memory, see RepeatTrace) on the last spec;
+//   --copies 0 skips that long replay.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +20,8 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr const char* kPolicies[] = {"backfill", "easyscale", "rubick", "elastic"};
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
@@ -75,47 +82,113 @@ void BenchDecision(const std::string& name) {
               decisions);
 }
 
+// A long trace from a short one, deterministically: `copies` back-to-back copies, copy k's
+// submit times shifted by k x (the window's span + its mean gap between submissions, so the
+// arrival rate stays the same across the seams) and its ids suffixed "~k" (k >= 1: copy 0 is
+// the trace itself), so every id is unique and draws its own hashed SLA class and model.
+std::vector<elastic::sim::TraceJob> RepeatTrace(const std::vector<elastic::sim::TraceJob>& trace,
+                                                int copies) {
+  if (trace.size() < 2) return trace;
+  const std::int64_t span = trace.back().submit_time_s - trace.front().submit_time_s;
+  const std::int64_t shift = span + span / static_cast<std::int64_t>(trace.size() - 1);
+  std::vector<elastic::sim::TraceJob> repeated;
+  repeated.reserve(trace.size() * static_cast<size_t>(std::max(copies, 1)));
+  for (int k = 0; k < copies; ++k) {
+    for (elastic::sim::TraceJob job : trace) {
+      job.submit_time_s += k * shift;
+      if (k > 0) job.id += "~" + std::to_string(k);
+      repeated.push_back(std::move(job));
+    }
+  }
+  return repeated;
+}
+
+// Replays `trace` on `spec` with every policy; prints one row each and returns CPU seconds per
+// policy (empty on error).
+std::map<std::string, double> ReplayAll(const std::string& label, const std::string& spec,
+                                        const std::vector<elastic::sim::TraceJob>& trace) {
+  std::map<std::string, double> cpu;
+  auto cluster = elastic::sim::ParseClusterSpec(spec);
+  if (!cluster) {
+    std::fprintf(stderr, "%s\n", cluster.error.c_str());
+    return {};
+  }
+  double backfill_jct = 0.0;
+  for (const char* name : kPolicies) {
+    auto policy = *elastic::policy::MakePolicy(name);
+    auto start = Clock::now();
+    double cpu_start = ThreadCpuSeconds();
+    elastic::sim::SimResult result = elastic::sim::Simulate(*cluster, trace, *policy);
+    double cpu_seconds = ThreadCpuSeconds() - cpu_start;
+    double seconds = Seconds(start);
+    if (!result.error.empty()) {
+      std::fprintf(stderr, "%s\n", result.error.c_str());
+      return {};
+    }
+    cpu[name] = cpu_seconds;
+    if (backfill_jct == 0.0) backfill_jct = result.avg_jct_s;
+    std::printf(
+        "replay %-7s %-6s %-10s %zu jobs: %.3f s wall, %.3f s CPU | avg JCT %.0f s "
+        "(backfill/this %.2fx) p99 %.0f s makespan %.0f s util %.3f (%.3f while jobs arrive) "
+        "queue %.0f s preemptions %ld (%ld jobs) events %ld\n",
+        label.c_str(), spec.c_str(), name, result.jobs.size(), seconds, cpu_seconds,
+        result.avg_jct_s, backfill_jct / result.avg_jct_s, result.p99_jct_s, result.makespan_s,
+        result.gpu_utilization, result.gpu_utilization_submission, result.avg_queue_s,
+        result.preemptions, result.preempted_jobs, result.events);
+    std::fflush(stdout);
+  }
+  return cpu;
+}
+
+std::string Basename(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return name.substr(0, name.find('_'));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string trace_path = argc > 1 ? argv[1] : ELASTIC_DEV_TRACE;
-  std::vector<std::string> specs;
-  for (int i = 2; i < argc; ++i) specs.push_back(argv[i]);
-  if (specs.empty()) specs = {"16x8", "64x8"};
-  for (const char* name : {"backfill", "easyscale", "rubick", "elastic"}) BenchDecision(name);
-  auto trace = elastic::sim::LoadTrace(trace_path);
-  if (!trace) {
-    std::fprintf(stderr, "policy_bench: %s\n", trace.error.c_str());
-    return 1;
+  int copies = 10;
+  int arg = 1;
+  if (arg + 1 < argc && std::string(argv[arg]) == "--copies") {
+    copies = std::max(0, std::atoi(argv[arg + 1]));
+    arg += 2;
   }
-  for (const std::string& spec : specs) {
-    auto cluster = elastic::sim::ParseClusterSpec(spec);
-    if (!cluster) {
-      std::fprintf(stderr, "%s\n", cluster.error.c_str());
+  std::vector<std::string> traces{ELASTIC_DEV_TRACE, ELASTIC_DEV_TRACE_ITP};
+  if (arg < argc) traces = {argv[arg++]};
+  std::vector<std::string> specs(argv + arg, argv + argc);
+  if (specs.empty()) specs = {"16x8", "64x8"};
+  for (const char* name : kPolicies) BenchDecision(name);
+  std::map<std::string, double> short_cpu;  // the first trace on the last spec
+  std::vector<elastic::sim::TraceJob> first;
+  for (const std::string& path : traces) {
+    auto trace = elastic::sim::LoadTrace(path);
+    if (!trace) {
+      std::fprintf(stderr, "policy_bench: %s\n", trace.error.c_str());
       return 1;
     }
-    double backfill_jct = 0.0;
-    for (const char* name : {"backfill", "easyscale", "rubick", "elastic"}) {
-      auto policy = *elastic::policy::MakePolicy(name);
-      auto start = Clock::now();
-      double cpu_start = ThreadCpuSeconds();
-      elastic::sim::SimResult result = elastic::sim::Simulate(*cluster, *trace, *policy);
-      double cpu_seconds = ThreadCpuSeconds() - cpu_start;
-      double seconds = Seconds(start);
-      if (!result.error.empty()) {
-        std::fprintf(stderr, "%s\n", result.error.c_str());
-        return 1;
-      }
-      if (backfill_jct == 0.0) backfill_jct = result.avg_jct_s;
-      std::printf(
-          "replay %-6s %-10s %zu jobs: %.3f s wall, %.3f s CPU | avg JCT %.0f s (backfill/this "
-          "%.2fx) p99 %.0f s makespan %.0f s util %.3f (%.3f while jobs arrive) queue %.0f s "
-          "preemptions %ld (%ld jobs)\n",
-          spec.c_str(), name, result.jobs.size(), seconds, cpu_seconds, result.avg_jct_s,
-          backfill_jct / result.avg_jct_s, result.p99_jct_s, result.makespan_s,
-          result.gpu_utilization, result.gpu_utilization_submission, result.avg_queue_s,
-          result.preemptions, result.preempted_jobs);
+    for (const std::string& spec : specs) {
+      std::map<std::string, double> cpu = ReplayAll(Basename(path), spec, *trace);
+      if (cpu.empty()) return 1;
+      if (first.empty() && spec == specs.back()) short_cpu = cpu;
     }
+    if (first.empty()) first = std::move(*trace);
+  }
+  if (copies <= 1) return 0;
+  const std::vector<elastic::sim::TraceJob> long_trace = RepeatTrace(first, copies);
+  std::printf("long trace: %s repeated %d times (%zu jobs; copy k submitted k x (span + mean "
+              "gap) later, ids suffixed ~k), target <= 30 s CPU per policy\n",
+              traces.front().c_str(), copies, long_trace.size());
+  std::map<std::string, double> long_cpu =
+      ReplayAll(Basename(traces.front()) + "x" + std::to_string(copies), specs.back(), long_trace);
+  if (long_cpu.empty()) return 1;
+  for (const char* name : kPolicies) {
+    std::printf("scaling %-10s on %s: %zu jobs %.3f s CPU, %zu jobs %.3f s CPU (%s): %.1fx the "
+                "time for %dx the jobs\n",
+                name, specs.back().c_str(), first.size(), short_cpu[name], long_trace.size(),
+                long_cpu[name], long_cpu[name] <= 30.0 ? "ok" : "OVER",
+                long_cpu[name] / std::max(short_cpu[name], 1e-9), copies);
   }
   return 0;
 }

@@ -47,8 +47,22 @@ std::string_view DeviceTypeChoices() { return "gpu, v100, p100, t4, a100, h100, 
 
 namespace {
 
+// OverloadFactor of one group of `count` devices of `capability` (both > 0): every device gets
+// ceil(E/N) ESTs, the fewest that place all E. Bit for bit what the general search below returns
+// for such a shape: it tries a / C for a = 1, 2, ... and stops at the first a with N * a >= E
+// (floor(a / C * C + 1e-9) is a for any a it can reach), and with N >= E it returns 1.0 / C.
+double OneGroupOverloadFactor(double capability, int count, int ests) {
+  const int per_device = (std::max(ests, 1) + count - 1) / count;
+  return per_device / capability;
+}
+
 // PlanEsts' f_overload (Eq. 1b), without the per-group plan; 0 if the shape has no devices.
 double OverloadFactor(const Shape& shape, int ests) {
+  // The common shape (one device type, CPUs not splitting it) in O(1): the search below is the
+  // model's hottest loop in trace replays.
+  if (shape.groups.size() == 1 && shape.groups[0].second > 0 && shape.groups[0].first > 0.0) {
+    return OneGroupOverloadFactor(shape.groups[0].first, shape.groups[0].second, ests);
+  }
   int devices = 0;
   double slowest_one_est = 0.0;  // f_overload when every device holds one EST
   for (const auto& [capability, count] : shape.groups) {

@@ -2,9 +2,12 @@
 #include "scheduler/policy/easyscale_policy.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <map>
 #include <queue>
 #include <string>
+#include <tuple>
 
 #include "scheduler/policy/placement.h"
 
@@ -94,6 +97,15 @@ class Planner {
     return proposals;
   }
 
+  // Whether any device is still free. Without one no proposal can be accepted (each needs at
+  // least one more device) and none is made, so the round is over.
+  bool AnyFree() const {
+    for (const std::string& type : types_) {
+      if (ledger_.FreeDevicesOfType(type) > 0) return true;
+    }
+    return false;
+  }
+
   // Applies the proposal if it still fits; returns false if it went stale.
   bool Accept(const Proposal& proposal) {
     Working& work = jobs_[proposal.job];
@@ -101,6 +113,7 @@ class Planner {
     if (!next) return false;
     ledger_.Give(work.state.allocation, work.state);
     ledger_.Take(*next, work.state);
+    picks_.clear();  // what is free changed
     work.state.allocation = *next;
     char reason[160];
     std::snprintf(reason, sizeof reason, "%s+%d %s (speedup %.3f -> %.3f, %.3f per device)",
@@ -119,7 +132,8 @@ class Planner {
   // in this round is re-placed from scratch, so greedy one-device steps do not scatter it over
   // nodes (which the model punishes with the inter-node bandwidth).
   std::optional<Allocation> PlanGrowth(const Working& work, const std::string& type, int devices) {
-    if (work.was_running || work.state.allocation.empty()) {
+    if (work.state.allocation.empty()) return PickForPending(work.state, type, devices);
+    if (work.was_running) {
       std::optional<Allocation> delta = PickDevices(cluster_, ledger_, work.state, type, devices);
       if (!delta) return std::nullopt;
       return Merge(work.state.allocation, *delta);
@@ -142,6 +156,22 @@ class Planner {
     return Merge(work.state.allocation, *delta);
   }
 
+  // PickDevices for a job holding nothing yet: its devices depend only on what is free and on
+  // the job's CPUs and host memory per device, so every queued job asking for the same is
+  // given the same answer until a proposal is accepted (memo cleared in Accept). A long queue
+  // asks for the same few sizes at every event.
+  std::optional<Allocation> PickForPending(const JobState& job, const std::string& type,
+                                           int devices) {
+    const PickKey key{type, devices, job.cpus_per_device, job.HostMemoryPerDevice()};
+    auto it = picks_.find(key);
+    if (it == picks_.end()) {
+      std::optional<Allocation> picked = PickDevices(cluster_, ledger_, job, type, devices);
+      if (picked) picked = Merge({}, *picked);
+      it = picks_.emplace(key, std::move(picked)).first;
+    }
+    return it->second;
+  }
+
   // A running job's growth must save more expected time than the resize costs it.
   bool WorthResizing(const Working& work, double new_speedup) const {
     if (!work.was_running) return true;
@@ -156,6 +186,9 @@ class Planner {
   std::vector<Working>& jobs_;
   FreeLedger& ledger_;
   std::vector<std::string> types_;  // computed once: scanning the nodes per proposal is slow
+  // (type, devices, CPUs per device, host MiB per device) -> PickForPending's answer.
+  using PickKey = std::tuple<std::string, int, int, std::int64_t>;
+  std::map<PickKey, std::optional<Allocation>> picks_;
 };
 
 }  // namespace
@@ -183,7 +216,7 @@ PolicyOutput EasyScalePolicy::Decide(const ClusterState& cluster,
   for (size_t i = 0; i < work.size(); ++i) {
     for (Proposal& proposal : planner.Propose(i)) heap.push(std::move(proposal));
   }
-  while (!heap.empty()) {
+  while (!heap.empty() && planner.AnyFree()) {  // a full cluster ends the round early
     Proposal best = heap.top();
     heap.pop();
     if (best.version != work[best.job].version) continue;  // superseded by an accepted one

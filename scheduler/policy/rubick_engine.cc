@@ -26,19 +26,25 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
     free_[name] = ledger_.FreeDevicesOfType(name);
     types_.push_back(info);
   }
+  work_.reserve(jobs.size());
   for (const JobState& job : jobs) {
     Work w;
     w.s = job;
-    w.original = job;
+    w.original = &job;
     w.was_running = job.running();
     if (w.was_running) w.type = MainType(job.allocation);
     w.cpu_adaptive = engine_.cpus && job.profile.cpu_need > 0.0 &&
                      job.max_cpus_per_device > job.min_cpus_per_device;
     w.work = RemainingWork(w);
-    index_[job.id] = work_.size();
     work_.push_back(std::move(w));
+    TrackRunning(work_.size() - 1);
+  }
+  for (const JobState* job : QueueOrder(jobs)) {
+    queue_.push_back(static_cast<size_t>(job - jobs.data()));
   }
   held_.assign(work_.size(), {});
+  no_shrink_at_.assign(types_.size(), -1);
+  lowest_shrink_.assign(types_.size(), {-1, 0.0});
 }
 
 PolicyOutput Engine::Run() {
@@ -67,9 +73,9 @@ PolicyOutput Engine::Run() {
 bool Engine::Changed(const Work& w) const {
   if (w.started) return true;
   return w.was_running &&
-         (w.s.allocation != w.original.allocation ||
-          w.s.cpus_per_device != w.original.cpus_per_device ||
-          w.s.offload_mb_per_device != w.original.offload_mb_per_device);
+         (w.s.allocation != w.original->allocation ||
+          w.s.cpus_per_device != w.original->cpus_per_device ||
+          w.s.offload_mb_per_device != w.original->offload_mb_per_device);
 }
 
 // Decisions are applied one by one, so a job growing into devices (or CPUs, memory) another job
@@ -93,11 +99,11 @@ std::vector<size_t> Engine::ApplicableOrder(std::vector<size_t> changed) const {
       a.cpus += static_cast<long>(slice.devices) * w.s.cpus_per_device;
       a.memory_mb += slice.devices * w.s.HostMemoryPerDevice();
     }
-    for (const Slice& slice : w.original.allocation) {
+    for (const Slice& slice : w.original->allocation) {
       Amounts& a = change[slice.node];
       a.devices -= slice.devices;
-      a.cpus -= static_cast<long>(slice.devices) * w.original.cpus_per_device;
-      a.memory_mb -= slice.devices * w.original.HostMemoryPerDevice();
+      a.cpus -= static_cast<long>(slice.devices) * w.original->cpus_per_device;
+      a.memory_mb -= slice.devices * w.original->HostMemoryPerDevice();
     }
     return change;
   };
@@ -186,15 +192,26 @@ double Engine::RemainingWork(const Work& w) const {
                                                         cluster_.environment);
 }
 
+// MinResDevices for the job on `type`, memoised per job and type (MinResEntry): it reads only
+// the job's profile and bounds, which no step of a Decide call changes.
+int Engine::MinRes(const Work& w, const TypeInfo& type) const {
+  for (const MinResEntry& entry : w.min_res) {
+    if (entry.capability == type.capability && entry.per_node == type.per_node) {
+      return entry.devices;
+    }
+  }
+  const int devices =
+      MinResDevices(w.s, type.capability, type.per_node, options_, cluster_.environment);
+  w.min_res.push_back({type.capability, type.per_node, devices});
+  return devices;
+}
+
 // The job's minimum on `type`: minRes for a protected guaranteed job, else min_devices; rigid
 // jobs never change size.
 int Engine::Floor(const Work& w, const TypeInfo& type) const {
   if (!w.s.elastic) return w.s.requested_devices;
   int floor = w.s.min_devices;
-  if (w.protected_sla) {
-    floor = std::max(floor, MinResDevices(w.s, type.capability, type.per_node, options_,
-                                          cluster_.environment));
-  }
+  if (w.protected_sla) floor = std::max(floor, MinRes(w, type));
   return std::min(floor, w.s.max_devices);
 }
 
@@ -215,8 +232,8 @@ bool Engine::MayResize(const Work& w) const {
 // supplies work).
 double Engine::EndEstimate(const Work& w, const Allocation& allocation) const {
   if (allocation.empty()) return now_;
-  if (w.was_running && allocation == w.original.allocation &&
-      w.s.cpus_per_device == w.original.cpus_per_device) {
+  if (w.was_running && allocation == w.original->allocation &&
+      w.s.cpus_per_device == w.original->cpus_per_device) {
     return w.s.expected_end_s;
   }
   double speed = Speed(w, allocation);
@@ -335,13 +352,24 @@ bool Engine::SetFit(size_t i, const Fit& next, std::vector<Undo>& undo) {
   }
   undo.push_back({i, w.s.allocation, w.s.cpus_per_device, w.s.offload_mb_per_device, w.touched,
                   held_[i]});
+  NoteResize(i);
   Move(w.s, after);
   w.s = std::move(after);
+  ++w.revision;
+  TrackRunning(i);
   if (w.was_running) w.touched = true;
   if (w.running()) w.type = MainType(w.s.allocation);
   if (head_ && !is_head) Hold(i, std::move(held));
   if (is_head) head_.reset();  // the head starts now: nothing left to protect this round
   return true;
+}
+
+// Records job i's device count before its first change since BySlope last cleared resized_.
+void Engine::NoteResize(size_t i) {
+  for (const auto& [job, count] : resized_) {
+    if (job == i) return;
+  }
+  resized_.emplace_back(i, DeviceCount(work_[i].s.allocation));
 }
 
 void Engine::Rollback(std::vector<Undo>& undo) {
@@ -351,8 +379,11 @@ void Engine::Rollback(std::vector<Undo>& undo) {
     before.allocation = it->allocation;
     before.cpus_per_device = it->cpus_per_device;
     before.offload_mb_per_device = it->offload_mb_per_device;
+    NoteResize(it->job);
     Move(w.s, before);
     w.s = std::move(before);
+    ++w.revision;
+    TrackRunning(it->job);
     w.touched = it->touched;
     if (w.running()) w.type = MainType(w.s.allocation);
     if (head_) Hold(it->job, it->held);
@@ -404,27 +435,25 @@ void Engine::Note(size_t i, const std::string& text) {
   w.reason += " " + text + ";";
 }
 
-std::vector<size_t> Engine::Sizes() const {
-  std::vector<size_t> sizes;
-  sizes.reserve(work_.size());
-  for (const Work& w : work_) sizes.push_back(static_cast<size_t>(DeviceCount(w.s.allocation)));
-  return sizes;
+void Engine::SetProtected(Work& w, bool on) {
+  w.protected_sla = on;
+  ++epoch_;
+}
+
+// Keeps running_elastic_ in step with job i's allocation (and epoch_ with any change of a job).
+void Engine::TrackRunning(size_t i) {
+  ++epoch_;
+  const bool in = work_[i].running() && work_[i].s.elastic;
+  auto at = std::lower_bound(running_elastic_.begin(), running_elastic_.end(), i);
+  const bool was = at != running_elastic_.end() && *at == i;
+  if (in && !was) running_elastic_.insert(at, i);
+  if (!in && was) running_elastic_.erase(at);
 }
 
 long Engine::TotalDevices() const {
   long total = 0;
   for (const TypeInfo& type : types_) total += type.total;
   return total;
-}
-
-// Pending jobs (as they were when Decide was called) in queue order, as indices.
-std::vector<size_t> Engine::Queue() const {
-  std::vector<JobState> jobs;
-  jobs.reserve(work_.size());
-  for (const Work& w : work_) jobs.push_back(w.original);
-  std::vector<size_t> queue;
-  for (const JobState* job : QueueOrder(jobs)) queue.push_back(index_.at(job->id));
-  return queue;
 }
 
 }  // namespace elastic::policy::rubick

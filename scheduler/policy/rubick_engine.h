@@ -44,9 +44,28 @@ struct SpeedCurve {
   std::vector<double> speed;
 };
 
+// One job's minRes (MinResDevices) on one device type; Engine::MinRes's memo, for the same
+// reason as SpeedCurve: the guaranteed job's floor is asked for at every reclaim step.
+struct MinResEntry {
+  double capability = 0.0;
+  int per_node = 0;
+  int devices = 0;
+};
+
+// A job as GetLowestSlopeOverMinJob sees it (Engine::ShrinkView), valid while the job's
+// `revision` and protection are those it was computed at. The scan runs over every job for each
+// device reclaimed, and a victim's state changes only when it is resized.
+struct ShrinkView {
+  int revision = -1;
+  bool protected_sla = false;
+  bool candidate = false;          // running, elastic, above its floor and may be resized
+  double slope = 0.0;              // ShrinkSlope when a candidate
+  std::vector<bool> holds_type;    // per index into Engine::types_
+};
+
 struct Work {
   JobState s;
-  JobState original;           // as Decide received it
+  const JobState* original = nullptr;  // as Decide received it (borrowed, like the Engine's)
   bool was_running = false;
   bool started = false;        // started in this round
   bool touched = false;        // resized in this round (one resize however many steps)
@@ -57,6 +76,9 @@ struct Work {
   int version = 0;
   std::string reason;
   mutable std::vector<SpeedCurve> curves;  // CompactSpeed's memo (see SpeedCurve)
+  mutable std::vector<MinResEntry> min_res;  // MinRes's memo (see MinResEntry)
+  int revision = 0;  // bumped whenever s, touched or type change (SetFit, Rollback, a start)
+  mutable ShrinkView shrink;  // ShrinkView's memo
   bool running() const { return !s.allocation.empty(); }
 };
 
@@ -131,6 +153,8 @@ class Engine {
   std::optional<size_t> LowestSlopePreemptable(const std::string& type, size_t grower,
                                                const std::vector<size_t>& refused) const;
   double ShrinkSlope(const Work& w) const;
+  const ShrinkView& ShrinkViewOf(const Work& w) const;
+  double LowestShrinkSlope(const TypeInfo& type) const;
   double PreemptSlope(const Work& w) const;
   std::optional<Fit> PlaceReclaimingCpus(size_t i, const TypeInfo& type, int devices,
                                          double slope, bool below_minimum,
@@ -147,6 +171,7 @@ class Engine {
   double Speed(const Work& w, const Allocation& allocation) const;
   double Speed(const JobState& job, const Allocation& allocation) const;
   double RemainingWork(const Work& w) const;
+  int MinRes(const Work& w, const TypeInfo& type) const;
   int Floor(const Work& w, const TypeInfo& type) const;
   int Floor(const Work& w) const { return Floor(w, Type(w.type)); }
   bool PenaltyAllows(const Work& w) const;
@@ -174,6 +199,7 @@ class Engine {
   void Move(const JobState& from, const JobState& to);
   bool SetFit(size_t i, const Fit& next, std::vector<Undo>& undo);
   void Rollback(std::vector<Undo>& undo);
+  void NoteResize(size_t i);
   static Allocation WithoutOne(const Allocation& allocation, const ClusterState& cluster,
                                const std::string& type);
   std::string MainType(const Allocation& allocation) const;
@@ -181,9 +207,10 @@ class Engine {
   bool Changed(const Work& w) const;
   void Note(size_t i, const std::string& text);
 
-  std::vector<size_t> Sizes() const;
+  void TrackRunning(size_t i);
+  void SetProtected(Work& w, bool on);
   long TotalDevices() const;
-  std::vector<size_t> Queue() const;
+  const std::vector<size_t>& Queue() const { return queue_; }
 
   const ClusterState& cluster_;
   double now_;
@@ -193,7 +220,22 @@ class Engine {
   std::map<std::string, int> free_;  // free devices per type, kept in step with ledger_
   std::vector<TypeInfo> types_;      // fastest first
   std::vector<Work> work_;
-  std::map<std::string, size_t> index_;
+  // Pending jobs (as they were when Decide was called) in queue order (QueueOrder), as indices.
+  std::vector<size_t> queue_;
+  // Running elastic jobs by index: the only jobs any reclaim step can take from, so its scans
+  // (LowestSlope) visit these in index order instead of every job of a long queue.
+  std::vector<size_t> running_elastic_;  // sorted
+  // Bumped whenever any job's ShrinkView may change (SetFit, Rollback, a start, protection).
+  long epoch_ = 0;
+  // Per type: the epoch at which no job at all could give a device of it back (LowestSlopeOverMin
+  // found none); until the next change every such scan finds none again. A long queue asks for
+  // each pending job in turn while the cluster is full.
+  mutable std::vector<long> no_shrink_at_;
+  // Per type: (epoch, LowestShrinkSlope at it).
+  mutable std::vector<std::pair<long, double>> lowest_shrink_;
+  // Jobs SetFit or Rollback changed, each with its device count before the first change (BySlope
+  // re-ranks the jobs whose size a grant changed).
+  std::vector<std::pair<size_t, int>> resized_;
   std::map<std::string, int> quota_left_;
   std::optional<HeadReservation> head_;  // elastic: the rigid head's reservation
   size_t head_job_ = 0;

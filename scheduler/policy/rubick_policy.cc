@@ -61,12 +61,12 @@ void Engine::AssignProtection() {
     Work& w = work_[i];
     auto quota = quota_left_.find(w.s.tenant);
     if (quota == quota_left_.end()) continue;
-    w.protected_sla = true;
+    SetProtected(w, true);
     int floor = Floor(w);
     if (floor <= quota->second) {
       quota->second -= floor;
     } else {
-      w.protected_sla = false;
+      SetProtected(w, false);
     }
   }
 }
@@ -100,7 +100,7 @@ void Engine::Privileged() {
     if (!started && (within_quota || !engine_.preempt_last)) {
       AdmitGuaranteed(i, quota->second, within_quota);
     }
-    w.protected_sla = within_quota;
+    SetProtected(w, within_quota);
   }
 }
 
@@ -115,7 +115,7 @@ void Engine::Privileged() {
 bool Engine::AdmitGuaranteed(size_t i, int& quota_left, bool& within_quota) {
   Work& w = work_[i];
   for (const TypeInfo& type : types_) {
-    w.protected_sla = true;
+    SetProtected(w, true);
     int floor = Floor(w, type);
     if (floor > quota_left || floor > type.total) continue;
     within_quota = true;
@@ -178,14 +178,14 @@ void Engine::BySlope() {
     heap.pop();
     Work& w = work_[best.job];
     if (best.version != w.version) continue;
-    std::vector<size_t> before = Sizes();
+    resized_.clear();
     bool ok = w.running() ? Acquire(best.job, types_[best.type], best.devices, best.slope,
                                     false, "grow by slope")
                           : StartAtFloor(best.job, false, "start by slope");
     if (!ok) continue;  // nothing to take at this slope: the job is done for this round
-    std::vector<size_t> after = Sizes();
-    for (size_t k = 0; k < work_.size(); ++k) {
-      if (before[k] != after[k]) {
+    std::sort(resized_.begin(), resized_.end());  // re-ranked in index order, as jobs are
+    for (const auto& [k, before] : resized_) {
+      if (before != DeviceCount(work_[k].s.allocation)) {
         ++work_[k].version;
         push(k);
       }
@@ -212,7 +212,7 @@ void Engine::Consolidate() {
     if (w.work / before - w.work / moved->speed <= options_.resize_cost_s) continue;
     std::vector<Undo> undo;
     if (SetFit(i, *moved, undo)) {
-      Note(i, moved->allocation.size() < w.original.allocation.size()
+      Note(i, moved->allocation.size() < w.original->allocation.size()
                   ? "re-placed on fewer nodes"
                   : "re-placed with more CPUs");
     }

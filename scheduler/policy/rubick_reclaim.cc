@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -21,13 +22,16 @@ bool HoldsType(const ClusterState& cluster, const Allocation& allocation, const 
 
 // The candidate with the lowest slope, ties to the later submission: the rule of
 // GetLowestSlopeOverMinJob (Algorithm 1 line 13), shared by its preemption and CPU variants.
-// `slope_of` gives a job's slope, or nothing when the job is not a candidate.
+// `slope_of` gives a job's slope, or nothing when the job is not a candidate. Every variant's
+// candidates run and are elastic, so only `running_elastic` (indices, ascending: the order ties
+// are seen in) is scanned.
 template <class SlopeOf>
-std::optional<size_t> LowestSlope(const std::vector<Work>& work, size_t grower,
+std::optional<size_t> LowestSlope(const std::vector<Work>& work,
+                                  const std::vector<size_t>& running_elastic, size_t grower,
                                   const std::vector<size_t>& refused, SlopeOf slope_of) {
   std::optional<size_t> best;
   double best_slope = 0.0;
-  for (size_t i = 0; i < work.size(); ++i) {
+  for (size_t i : running_elastic) {
     if (i == grower || std::find(refused.begin(), refused.end(), i) != refused.end()) continue;
     const std::optional<double> slope = slope_of(work[i]);
     if (!slope) continue;
@@ -56,15 +60,57 @@ double Engine::PreemptSlope(const Work& w) const {
   return Rank(w, CompactSpeed(w, Type(w.type), count) / std::max(count, 1));
 }
 
+// The job's ShrinkView, recomputed only when it was resized or its protection changed since.
+const ShrinkView& Engine::ShrinkViewOf(const Work& w) const {
+  ShrinkView& view = w.shrink;
+  if (view.revision == w.revision && view.protected_sla == w.protected_sla) return view;
+  view.revision = w.revision;
+  view.protected_sla = w.protected_sla;
+  view.candidate = w.running() && w.s.elastic && DeviceCount(w.s.allocation) > Floor(w) &&
+                   MayResize(w);
+  view.slope = view.candidate ? ShrinkSlope(w) : 0.0;
+  view.holds_type.assign(types_.size(), false);
+  for (const Slice& slice : w.s.allocation) {
+    view.holds_type[TypeIndex(cluster_.nodes[slice.node].device_type)] = true;
+  }
+  return view;
+}
+
+// The lowest ShrinkSlope of any job that could give a device of `type` back (infinity if none),
+// memoised per epoch: a lower bound for every GetLowestSlopeOverMinJob pick until a job changes.
+double Engine::LowestShrinkSlope(const TypeInfo& type) const {
+  const size_t t = TypeIndex(type.name);
+  auto& [epoch, lowest] = lowest_shrink_[t];
+  if (epoch == epoch_) return lowest;
+  epoch = epoch_;
+  lowest = std::numeric_limits<double>::infinity();
+  for (size_t i : running_elastic_) {
+    const ShrinkView& view = ShrinkViewOf(work_[i]);
+    if (view.candidate && view.holds_type[t]) lowest = std::min(lowest, view.slope);
+  }
+  return lowest;
+}
+
 // GetLowestSlopeOverMinJob (line 13) among jobs holding devices of the type: ties go to the
 // later submission.
 std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t grower,
                                                  const std::vector<size_t>& refused) const {
-  return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
-    if (!w.running() || !w.s.elastic || !HoldsType(cluster_, w.s.allocation, type)) return {};
-    if (DeviceCount(w.s.allocation) <= Floor(w) || !MayResize(w)) return {};
-    return ShrinkSlope(w);
+  const size_t t = TypeIndex(type);
+  if (types_[t].name != type) return std::nullopt;  // no job holds an unknown type
+  if (no_shrink_at_[t] == epoch_) return std::nullopt;
+  bool any = false;  // a candidate, counting the grower and refused jobs
+  std::optional<size_t> lowest = LowestSlope(work_, running_elastic_, grower, refused,
+                                             [&](const Work& w) -> std::optional<double> {
+    const ShrinkView& view = ShrinkViewOf(w);
+    if (!view.candidate || !view.holds_type[t]) return {};
+    any = true;
+    return view.slope;
   });
+  if (!any && refused.empty() &&
+      !std::binary_search(running_elastic_.begin(), running_elastic_.end(), grower)) {
+    no_shrink_at_[t] = epoch_;
+  }
+  return lowest;
 }
 
 // Rubick §5: "shrinking a job to 0 results in a preemption (possible only for best-effort jobs)".
@@ -74,7 +120,8 @@ std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t
 // a requeued rigid job would jump ahead of the head it was backfilled behind.
 std::optional<size_t> Engine::LowestSlopePreemptable(const std::string& type, size_t grower,
                                                      const std::vector<size_t>& refused) const {
-  return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
+  return LowestSlope(work_, running_elastic_, grower, refused,
+                     [&](const Work& w) -> std::optional<double> {
     if (!w.was_running || !w.running() || !w.s.elastic) return {};
     if (w.s.sla_class != SlaClass::kBestEffort || w.protected_sla || !MayResize(w)) return {};
     if (!HoldsType(cluster_, w.s.allocation, type)) return {};
@@ -92,6 +139,9 @@ void Engine::ReclaimDevices(size_t i, const TypeInfo& type, int devices, double 
   const bool may_preempt =
       below_minimum && work_[i].protected_sla && options_.preempt_best_effort && preempt_allowed_;
   while (free_[type.name] < devices) {
+    // Case 1 takes only from jobs whose slope is below the grower's: when none is (the lowest
+    // at this epoch), the scan below would pick one and stop.
+    if (!below_minimum && LowestShrinkSlope(type) >= slope - kEpsilon) break;
     bool preempt = false;
     std::optional<size_t> victim = LowestSlopeOverMin(type.name, i, refused);
     if (!victim && may_preempt) {
@@ -126,7 +176,8 @@ double Engine::CpuShrinkSlope(const Work& w) const {
 // they give back). Lowest CpuShrinkSlope first, ties to the later submission.
 std::optional<size_t> Engine::LowestCpuSlopeOverMin(const std::string& type, size_t grower,
                                                     const std::vector<size_t>& refused) const {
-  return LowestSlope(work_, grower, refused, [&](const Work& w) -> std::optional<double> {
+  return LowestSlope(work_, running_elastic_, grower, refused,
+                     [&](const Work& w) -> std::optional<double> {
     if (!w.running() || !w.s.elastic || !w.cpu_adaptive) return {};
     if (w.s.cpus_per_device <= w.s.min_cpus_per_device || !MayResize(w)) return {};
     bool useful = false;  // it holds a node of the type where a device is free
@@ -208,6 +259,8 @@ bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, 
   if (!w.was_running && !w.started) {
     w.started = true;
     w.type = type.name;
+    ++w.revision;
+    ++epoch_;
   }
   char text[240];
   std::snprintf(text, sizeof text,

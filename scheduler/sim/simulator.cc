@@ -168,10 +168,11 @@ class Replay {
 
   bool CallPolicy(double now) {
     if (pending_.empty() && running_.empty()) return true;
-    std::vector<JobState> view;
     std::vector<size_t> order(running_.begin(), running_.end());
     order.insert(order.end(), pending_.begin(), pending_.end());
     std::sort(order.begin(), order.end());
+    std::vector<JobState> view;
+    view.reserve(order.size());  // a long queue would otherwise be moved again at every doubling
     for (size_t i : order) {
       view.push_back(jobs_[i].state);
       view.back().remaining_work = jobs_[i].remaining_work;

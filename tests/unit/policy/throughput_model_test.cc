@@ -27,6 +27,30 @@ TEST(EasyScaleComputeRate, HeterogeneousMatchesEquation1ByHand) {
   EXPECT_DOUBLE_EQ(EasyScaleComputeRate({{{2.0, 2}}, 1}, 4), 4.0);
 }
 
+// One device type takes a closed form, ceil(E/N) / C (OneGroupOverloadFactor); a second group
+// with no devices adds nothing to the shape but sends it down the general search, so the two
+// must agree bit for bit on every capability the policies produce (device types, and CPU-fed
+// capabilities cpus / cpu_need), device count and EST count.
+TEST(EasyScaleComputeRate, OneGroupClosedFormEqualsGeneralSearch) {
+  std::vector<double> capabilities = {1.0, 0.6, 0.5, 2.0, 3.0, 3.3};
+  for (int cpus = 1; cpus <= 16; ++cpus) {
+    for (double need : {1.0, 1.5, 3.0, 7.0, 11.7, 12.0}) capabilities.push_back(cpus / need);
+  }
+  for (double c : capabilities) {
+    for (int devices = 1; devices <= 70; ++devices) {
+      for (int ests : {0, 1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32, 64, 100, 256}) {
+        const Shape one{{{c, devices}}, 1};
+        const Shape general{{{c, devices}, {c, 0}}, 1};
+        const EstPlan fast = PlanEsts(one, ests);
+        const EstPlan slow = PlanEsts(general, ests);
+        ASSERT_EQ(fast.f_overload, slow.f_overload) << c << " x " << devices << ", " << ests;
+        ASSERT_EQ(fast.compute_rate, slow.compute_rate) << c << " x " << devices << ", " << ests;
+        ASSERT_EQ(fast.ests_per_device.front(), slow.ests_per_device.front());
+      }
+    }
+  }
+}
+
 // EasyScaleComputeRate skips building PlanEsts' per-group plan (the policies' hot path): the
 // two must agree exactly, also on mixed types, surplus devices and empty shapes.
 TEST(EasyScaleComputeRate, EqualsPlanEstsRateExactly) {
