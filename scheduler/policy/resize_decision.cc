@@ -94,6 +94,15 @@ double Gain(const Candidate& c, Size from, Size to, double comm) {
          (to.nodes - from.nodes);
 }
 
+// How many nodes `c` can release: those above its MIN, never the batch host (Releasable's size,
+// without ordering them: counting is cheap, pricing is not).
+int ReleasableCount(const Candidate& c) {
+  const int surplus = static_cast<int>(c.nodes.size()) - c.job->min_nodes;
+  const int others =
+      static_cast<int>(c.nodes.size()) - (c.nodes.contains(c.slurm->batch_host) ? 1 : 0);
+  return std::max(std::min(surplus, others), 0);
+}
+
 // Nodes `c` can release, best first: those the waiting job was planned on, then by name from
 // the end (so the batch host, usually first, is kept anyway and lists stay compact).
 std::vector<std::string> Releasable(const Candidate& c, const SlurmJob& waiting) {
@@ -233,9 +242,12 @@ class Decider {
       Claim(pool, take);
       return;
     }
-    std::vector<Offer> offers = Offers(waiting);
-    if (soon.size() + offers.size() >= static_cast<std::size_t>(need)) {
-      ShrinkFor(waiting, pool, soon, offers, need);
+    int releasable = 0;  // counted before pricing: most waiting jobs stop here under pressure
+    for (const Candidate* c : InPartition(waiting.partition, false)) {
+      releasable += ReleasableCount(*c);
+    }
+    if (static_cast<int>(soon.size()) + releasable >= need) {
+      ShrinkFor(waiting, pool, soon, Offers(waiting), need);
       return;
     }
     if (!Protected(waiting)) return;  // cannot start even so
@@ -251,6 +263,7 @@ class Decider {
   std::vector<Offer> Offers(const SlurmJob& waiting) {
     std::vector<Offer> offers;
     for (Candidate* c : InPartition(waiting.partition, false)) {
+      if (ReleasableCount(*c) == 0) continue;  // most jobs, once earlier waiting jobs shrank them
       Size from = SizeOf(c->nodes);
       for (const std::string& node : Releasable(*c, waiting)) {
         const Size to{from.nodes - 1, from.devices - Devices(node)};
@@ -309,13 +322,12 @@ class Decider {
     std::vector<Candidate*> open;
     int have = idle;
     for (Candidate* c : InPartition(waiting.partition, false)) {
-      const int surplus = static_cast<int>(Releasable(*c, waiting).size());
-      have += surplus;
+      have += ReleasableCount(*c);
       const bool untouched = c->nodes == original_[c->job->job_id];
       if (c->slurm->sla_class == SlaClass::kBestEffort && untouched) open.push_back(c);
     }
     auto extra = [&](const Candidate* c) {  // nodes its preemption adds to its shrink's
-      return static_cast<int>(c->nodes.size() - Releasable(*c, waiting).size());
+      return static_cast<int>(c->nodes.size()) - ReleasableCount(*c);
     };
     std::vector<Candidate*> chosen;
     while (have < need) {
