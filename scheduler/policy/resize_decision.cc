@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "scheduler/model/throughput_model.h"
 #include "scheduler/policy/live_policy.h"
@@ -149,7 +150,11 @@ class Decider {
   Decider(const SlurmView& view, const std::vector<ElasticJob>& jobs,
           const ResizeDecisionOptions& options, const Policy* policy)
       : view_(view), options_(options), policy_(policy), pools_(Pools(view, jobs, options)) {
-    for (const SlurmNode& node : view.nodes) devices_[node.name] = std::max(node.devices, 1);
+    for (const SlurmNode& node : view.nodes) {
+      const NodeType type = NodeTypeOf(node, options.node_types);
+      nodes_[node.name] = {node.name, node.cpus, std::max(node.devices, 1), type.name,
+                           type.capability};
+    }
     std::map<std::uint32_t, const SlurmJob*> by_id;
     for (const SlurmJob& job : view.jobs) by_id[job.job_id] = &job;
     for (const ElasticJob& job : jobs) {
@@ -202,8 +207,8 @@ class Decider {
   // Devices on a node; a node the view does not list counts as one (as in the node-for-device
   // model this extends).
   int Devices(const std::string& node) const {
-    auto it = devices_.find(node);
-    return it == devices_.end() ? 1 : it->second;
+    auto it = nodes_.find(node);
+    return it == nodes_.end() ? 1 : it->second.devices;
   }
 
   Size SizeOf(const NodeSet& nodes) const {
@@ -407,14 +412,9 @@ class Decider {
   // step 1's shrinks, the nodes they hold, and the idle nodes nobody claimed, planned or
   // reserved. A node in several partitions is handed out once per cycle.
   void DecideByPolicy(const std::string& partition, PartitionPool& pool) {
-    std::map<std::string, LiveNode> nodes;
-    for (const SlurmNode& n : view_.nodes) {
-      const NodeType type = NodeTypeOf(n, options_.node_types);
-      nodes[n.name] = {n.name, n.cpus, Devices(n.name), type.name, type.capability};
-    }
     auto live_node = [&](const std::string& name) {
-      auto it = nodes.find(name);
-      return it != nodes.end() ? it->second : LiveNode{name, 0, 1};
+      auto it = nodes_.find(name);
+      return it != nodes_.end() ? it->second : LiveNode{name, 0, 1};
     };
     LivePartition live;
     live.now = view_.now;
@@ -485,7 +485,8 @@ class Decider {
   const ResizeDecisionOptions& options_;
   const Policy* policy_;
   std::map<std::string, PartitionPool> pools_;
-  std::map<std::string, int> devices_;  // per node, from the view
+  // Per node of the view: its CPUs, devices and type. Hashed: looked up, never iterated.
+  std::unordered_map<std::string, LiveNode> nodes_;
   NodeSet granted_;                     // grown into this cycle (policy path)
   std::set<std::uint32_t> policed_;     // jobs the policy has seen this cycle
   std::vector<Candidate> candidates_;
