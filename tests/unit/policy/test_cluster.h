@@ -46,6 +46,18 @@ inline SlurmJob RunningOn(std::uint32_t id, std::vector<std::string> nodes, Slur
   return job;
 }
 
+// Job `id` pending in "main" for `min_nodes` nodes with Slurm's `reason` ("Resources",
+// "Priority", ...). The caller adds it to view.jobs.
+inline SlurmJob PendingIn(std::uint32_t id, int min_nodes, std::string reason = "Resources") {
+  SlurmJob job;
+  job.job_id = id;
+  job.partition = "main";
+  job.state = SlurmJobState::kPending;
+  job.min_nodes = min_nodes;
+  job.reason = std::move(reason);
+  return job;
+}
+
 // elasticd's registry record of job `id` with bounds MIN-MAX nodes.
 inline ElasticJob Registered(std::uint32_t id, int min, int max, int ests = 8) {
   ElasticJob job;

@@ -34,14 +34,9 @@ class ResizeDecisionTest : public ::testing::Test {
 
   void Pending(std::uint32_t id, int nodes, std::string reason = "Resources",
                std::vector<std::string> sched = {}, std::uint32_t priority = 100) {
-    SlurmJob job;
-    job.job_id = id;
-    job.partition = "main";
-    job.state = SlurmJobState::kPending;
-    job.min_nodes = nodes;
+    SlurmJob job = PendingIn(id, nodes, std::move(reason));
     job.priority = priority;
-    job.reason = reason;
-    job.sched_nodes = sched;
+    job.sched_nodes = std::move(sched);
     view_.jobs.push_back(job);
   }
 

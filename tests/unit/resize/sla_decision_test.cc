@@ -31,12 +31,7 @@ class SlaDecisionTest : public ::testing::Test {
 
   SlurmJob& Waiting(std::uint32_t id, int nodes, SlaClass sla_class, std::uint32_t priority = 100,
                     std::string account = "a") {
-    SlurmJob job;
-    job.job_id = id;
-    job.partition = "main";
-    job.state = SlurmJobState::kPending;
-    job.reason = "Resources";
-    job.min_nodes = nodes;
+    SlurmJob job = PendingIn(id, nodes);
     job.priority = priority;
     job.sla_class = sla_class;
     job.account = std::move(account);
@@ -172,12 +167,7 @@ TEST(QuotaStandingTest, RunningJobsClaimFirstInStartOrderThenWaitingOnesByPriori
   };
   run(3, {"n1", "n2"}, kNow - 10);   // newer: claims after job 4
   run(4, {"n3"}, kNow - 100);        // 2 devices
-  SlurmJob waiting;
-  waiting.job_id = 5;
-  waiting.partition = "main";
-  waiting.state = SlurmJobState::kPending;
-  waiting.reason = "Priority";
-  waiting.min_nodes = 1;
+  SlurmJob waiting = PendingIn(5, 1, "Priority");
   waiting.sla_class = SlaClass::kGuaranteed;
   waiting.account = "a";
   view.jobs.push_back(waiting);

@@ -11,14 +11,6 @@
 namespace elastic::sim {
 namespace {
 
-std::string IdOfClass(const std::string& prefix, bool guaranteed, const SimOptions& options) {
-  for (int k = 0;; ++k) {
-    TraceJob row;
-    row.id = prefix + std::to_string(k);
-    if (IsGuaranteed(row, options) == guaranteed) return row.id;
-  }
-}
-
 SimResult Replay(const std::string& spec, const std::vector<TraceJob>& trace,
                  const std::string& policy, SimOptions options, bool preempt = true) {
   auto cluster = ParseClusterSpec(spec);

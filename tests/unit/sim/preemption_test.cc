@@ -11,15 +11,6 @@
 namespace elastic::sim {
 namespace {
 
-// The first id `prefix`<k> in the wanted SLA class (classes are a hash of the id).
-std::string IdOfClass(const std::string& prefix, bool guaranteed, const SimOptions& options) {
-  for (int k = 0;; ++k) {
-    TraceJob row;
-    row.id = prefix + std::to_string(k);
-    if (IsGuaranteed(row, options) == guaranteed) return row.id;
-  }
-}
-
 // One 4-device node, quota 4 for the tenant. Best-effort b (4 GPUs, 5,000 s) runs on all four from
 // t=0. Guaranteed g (4 GPUs, 1,000 s, minRes 4) arrives at t=2,000: b may be reconfigured
 // ((2000 - 30)/2000 >= 0.97), shrinks to its minimum of 1 and is then preempted; g runs

@@ -1,5 +1,5 @@
 // Seeded random traces for the simulator's property tests: mostly 1-GPU jobs, some up to 8
-// GPUs, submitted up to 5 minutes apart, running 10 s to 50 min.
+// GPUs, submitted up to 5 minutes apart, running 10 s to 50 min; and job ids of a chosen class.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scheduler/sim/trace.h"
+#include "scheduler/sim/workload.h"
 
 namespace elastic::sim {
 
@@ -26,6 +27,16 @@ inline std::vector<TraceJob> RandomTrace(std::uint64_t seed, int jobs) {
     trace.push_back(job);
   }
   return trace;
+}
+
+// The first id `prefix`<k> in the wanted SLA class (classes are a hash of the id).
+inline std::string IdOfClass(const std::string& prefix, bool guaranteed,
+                             const SimOptions& options) {
+  for (int k = 0;; ++k) {
+    TraceJob row;
+    row.id = prefix + std::to_string(k);
+    if (IsGuaranteed(row, options) == guaranteed) return row.id;
+  }
 }
 
 }  // namespace elastic::sim
