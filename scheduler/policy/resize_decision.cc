@@ -305,12 +305,13 @@ class Decider {
   bool Preempt(const SlurmJob& waiting, PartitionPool& pool, NodeSet freed, int need) {
     std::vector<Candidate*> victims = ChooseVictims(waiting, static_cast<int>(freed.size()), need);
     if (victims.empty()) return false;
+    const std::string reason = "guaranteed job " + std::to_string(waiting.job_id) + " (" +
+                               std::to_string(need) + " nodes, within account " +
+                               waiting.account + "'s quota) cannot start by shrinking alone: " +
+                               std::to_string(freed.size()) + " idle node(s)";
     for (Candidate* v : victims) {
       preemptions_.push_back(
-          {v->job->job_id, std::vector<std::string>(v->nodes.begin(), v->nodes.end()),
-           "guaranteed job " + std::to_string(waiting.job_id) + " (" + std::to_string(need) +
-               " nodes, within its account's quota) cannot start by shrinking alone: " +
-               std::to_string(freed.size()) + " idle node(s)"});
+          {v->job->job_id, std::vector<std::string>(v->nodes.begin(), v->nodes.end()), reason});
       freed.insert(v->nodes.begin(), v->nodes.end());
       v->nodes.clear();
       v->preempted = true;
