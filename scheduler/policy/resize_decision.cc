@@ -169,7 +169,19 @@ class Decider {
     standing_ = QuotaStanding(view, min_nodes, options.quotas);
   }
 
+  // Changes `c`'s nodes in step 1, keeping its partition's releasable count (releasable_).
+  template <typename Change>
+  void ChangeNodes(Candidate& c, Change change) {
+    int& releasable = releasable_[c.slurm->partition];
+    if (!c.job->busy) releasable -= ReleasableCount(c);
+    change(c.nodes);
+    if (!c.job->busy) releasable += ReleasableCount(c);
+  }
+
   ResizeDecision Run() {
+    for (const Candidate& c : candidates_) {
+      if (!c.job->busy) releasable_[c.slurm->partition] += ReleasableCount(c);
+    }
     std::vector<const SlurmJob*> waiting;
     for (const SlurmJob& job : view_.jobs) {
       if (WaitsForNodes(job)) waiting.push_back(&job);
@@ -247,10 +259,8 @@ class Decider {
       Claim(pool, take);
       return;
     }
-    int releasable = 0;  // counted before pricing: most waiting jobs stop here under pressure
-    for (const Candidate* c : InPartition(waiting.partition, false)) {
-      releasable += ReleasableCount(*c);
-    }
+    // Counted before pricing, and kept per partition: under pressure most waiting jobs stop here.
+    const int releasable = releasable_[waiting.partition];
     if (static_cast<int>(soon.size()) + releasable >= need) {
       ShrinkFor(waiting, pool, soon, Offers(waiting), need);
       return;
@@ -290,7 +300,7 @@ class Decider {
       return a.c->job->job_id < b.c->job->job_id;
     });
     for (int i = 0; static_cast<int>(freed.size()) < need; ++i) {
-      offers[i].c->nodes.erase(offers[i].node);
+      ChangeNodes(*offers[i].c, [&](NodeSet& nodes) { nodes.erase(offers[i].node); });
       freed.insert(offers[i].node);
       reasons_[offers[i].c->job->job_id] = "pending job " + std::to_string(waiting.job_id) +
                                            " (" + std::to_string(need) + " nodes, " +
@@ -313,7 +323,7 @@ class Decider {
       preemptions_.push_back(
           {v->job->job_id, std::vector<std::string>(v->nodes.begin(), v->nodes.end()), reason});
       freed.insert(v->nodes.begin(), v->nodes.end());
-      v->nodes.clear();
+      ChangeNodes(*v, [](NodeSet& nodes) { nodes.clear(); });
       v->preempted = true;
     }
     std::vector<Offer> offers = Offers(waiting);
@@ -497,6 +507,8 @@ class Decider {
   std::vector<Preemption> preemptions_;
   std::map<std::uint32_t, bool> standing_;  // guaranteed jobs: within quota (sla_quota.h)
   std::map<std::string, std::uint32_t> slurm_next_;  // per partition: Slurm's next start
+  // Per partition: nodes its elastic jobs not busy could release (step 1), kept by ChangeNodes.
+  std::map<std::string, int> releasable_;
 };
 
 }  // namespace
