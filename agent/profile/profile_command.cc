@@ -3,15 +3,11 @@
 #include "agent/profile/profile_command.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <optional>
 #include <regex>
-#include <sstream>
 #include <thread>
 
 #include "agent/common/errors.h"
@@ -29,6 +25,7 @@
 #include "perf/rubick/plan_selection.h"
 #include "common/atomic_file.h"
 #include "common/toml_reader.h"
+#include "common/toml_text.h"
 #include "perf/rubick/perf_model.h"
 
 namespace elastic::agent {
@@ -41,14 +38,6 @@ namespace fs = std::filesystem;
 constexpr int kForwardWarmup = 5;
 constexpr int kForwardReps = 41;
 constexpr int kBandwidthReps = 41;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Crash-safe through <path>.tmp; no exact mode: the profile's files are the user's ordinary
 // output, so the umask decides (0666 under it), as for any file the user writes.
@@ -301,7 +290,7 @@ perf::ProfiledPoints EstimateAndWritePoints(perf::ProfiledPoints points,
 perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostream& out) {
   const fs::path config_path = fs::absolute(options.config_path);
   const ProfileConfig config = ParseProfileConfig(
-      ReadFile(config_path.string()), options.config_path, config_path.parent_path().string());
+      ReadConfigFile(config_path.string()), options.config_path, config_path.parent_path().string());
   const JobConfig job = LoadJobConfig(config.job_path, kNoEnvironment, CheckTrainingData);
   if (job.train.scaling != Scaling::kEst) {
     throw ConfigError(config.job_path +
@@ -309,7 +298,7 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
                       "with the workers; a profile needs the fixed global batch Rubick's model "
                       "assumes (§3): expected \"est\"");
   }
-  const std::string job_text = ReadFile(config.job_path);
+  const std::string job_text = ReadConfigFile(config.job_path);
   const fs::path out_dir = fs::absolute(options.out_dir);
   const fs::path runs_dir = out_dir / "runs";
   fs::create_directories(runs_dir);
