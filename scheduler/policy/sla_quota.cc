@@ -8,26 +8,47 @@
 namespace elastic::policy {
 namespace {
 
-int SmallestNode(const SlurmView& view, const SlurmJob& job) {
-  int smallest = INT_MAX;
-  for (const SlurmNode& node : view.nodes) {
-    const bool mine = job.state == SlurmJobState::kRunning
-                          ? std::binary_search(job.nodes.begin(), job.nodes.end(), node.name)
-                          : std::find(node.partitions.begin(), node.partitions.end(),
-                                      job.partition) != node.partitions.end();
-    if (mine) smallest = std::min(smallest, std::max(node.devices, 1));
-  }
-  return smallest == INT_MAX ? 1 : smallest;
-}
+// Devices per node, and the smallest node of each partition, read once per call: a guaranteed
+// job's claim then costs its own nodes, not a scan of the cluster.
+struct NodeDevices {
+  std::map<std::string, int> of_node;
+  std::map<std::string, int> smallest_in_partition;
 
-int MinimumDevices(const SlurmView& view, const SlurmJob& job,
+  explicit NodeDevices(const SlurmView& view) {
+    for (const SlurmNode& node : view.nodes) {
+      const int devices = std::max(node.devices, 1);
+      of_node[node.name] = devices;
+      for (const std::string& partition : node.partitions) {
+        auto [it, fresh] = smallest_in_partition.emplace(partition, devices);
+        if (!fresh) it->second = std::min(it->second, devices);
+      }
+    }
+  }
+
+  // A running job's smallest node; a waiting one's partition's; 1 when unknown.
+  int SmallestFor(const SlurmJob& job) const {
+    int smallest = INT_MAX;
+    if (job.state == SlurmJobState::kRunning) {
+      for (const std::string& name : job.nodes) {
+        auto it = of_node.find(name);
+        if (it != of_node.end()) smallest = std::min(smallest, it->second);
+      }
+    } else if (auto it = smallest_in_partition.find(job.partition);
+               it != smallest_in_partition.end()) {
+      smallest = it->second;
+    }
+    return smallest == INT_MAX ? 1 : smallest;
+  }
+};
+
+int MinimumDevices(const NodeDevices& devices, const SlurmJob& job,
                    const std::map<std::uint32_t, int>& min_nodes) {
   int nodes = std::max(job.min_nodes, 1);
   if (job.state == SlurmJobState::kRunning) {
     auto it = min_nodes.find(job.job_id);
     nodes = it != min_nodes.end() ? it->second : static_cast<int>(job.nodes.size());
   }
-  return std::max(nodes, 1) * SmallestNode(view, job);
+  return std::max(nodes, 1) * devices.SmallestFor(job);
 }
 
 // Running guaranteed jobs by start time, then waiting ones by Slurm's priority.
@@ -55,6 +76,7 @@ std::map<std::uint32_t, bool> QuotaStanding(
     const std::optional<std::map<std::string, int>>& quotas) {
   std::map<std::uint32_t, bool> standing;
   std::map<std::string, long long> claimed;
+  const NodeDevices devices(view);
   for (const SlurmJob* job : ClaimOrder(view)) {
     if (!quotas) {
       standing[job->job_id] = true;
@@ -62,7 +84,7 @@ std::map<std::uint32_t, bool> QuotaStanding(
     }
     auto quota = quotas->find(job->account);
     const long long limit = quota == quotas->end() ? 0 : quota->second;
-    const long long claim = claimed[job->account] + MinimumDevices(view, *job, min_nodes);
+    const long long claim = claimed[job->account] + MinimumDevices(devices, *job, min_nodes);
     standing[job->job_id] = claim <= limit;
     if (claim <= limit) claimed[job->account] = claim;  // a job over quota claims nothing
   }
