@@ -77,6 +77,7 @@ struct Work {
   std::string reason;
   mutable std::vector<SpeedCurve> curves;  // CompactSpeed's memo (see SpeedCurve)
   mutable std::vector<MinResEntry> min_res;  // MinRes's memo (see MinResEntry)
+  mutable double owed_speed = -1.0;          // OwedSpeed's memo
   int revision = 0;  // bumped whenever s, touched or type change (SetFit, Rollback, a start)
   mutable ShrinkView shrink;  // ShrinkView's memo
   bool running() const { return !s.allocation.empty(); }
@@ -162,6 +163,15 @@ class Engine {
   std::optional<size_t> LowestCpuSlopeOverMin(const std::string& type, size_t grower,
                                               const std::vector<size_t>& refused) const;
   double CpuShrinkSlope(const Work& w) const;
+  bool Preemptable(const Work& w) const;
+
+  // ---- room on few nodes for a guaranteed claim (rubick_compact.cc) ------------------------
+  bool MakeCompactRoom(size_t i, const TypeInfo& type, int devices, std::vector<Undo>& undo);
+  void Repack(size_t i);
+  double OwedSpeed(const Work& w) const;
+  int ReclaimableOn(size_t i, int node, bool may_preempt) const;
+  std::optional<size_t> VictimOn(size_t i, int node, bool may_preempt,
+                                 const std::vector<size_t>& refused, bool& preempt) const;
 
   // ---- model views (rubick_engine.cc) ------------------------------------------------------
   const TypeInfo& Type(const std::string& name) const;

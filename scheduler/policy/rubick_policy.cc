@@ -80,6 +80,8 @@ void Engine::Privileged() {
     int missing = Floor(w) - DeviceCount(w.s.allocation);
     if (missing > 0 && MayResize(w)) {
       Acquire(i, Type(w.type), missing, 0.0, true, "guaranteed, up to minRes");
+    } else if (MayResize(w) && Speed(w, w.s.allocation) + kEpsilon < OwedSpeed(w)) {
+      Repack(i);  // e.g. started spread as best-effort, protected since
     }
   }
   for (size_t i : Queue()) {
@@ -119,7 +121,18 @@ bool Engine::AdmitGuaranteed(size_t i, int& quota_left, bool& within_quota) {
     int floor = Floor(w, type);
     if (floor > quota_left || floor > type.total) continue;
     within_quota = true;
-    if (!Acquire(i, type, floor, 0.0, true, "guaranteed within quota")) continue;
+    std::vector<Undo> room;
+    const bool compact = MakeCompactRoom(i, type, floor, room);
+    // elastic's first pass (no preemption) does not settle for a spread placement that a
+    // preemption could avoid: the second pass may preempt for room on few nodes.
+    if (!compact && !preempt_allowed_) {
+      Rollback(room);
+      continue;
+    }
+    if (!Acquire(i, type, floor, 0.0, true, "guaranteed within quota")) {
+      Rollback(room);
+      continue;
+    }
     quota_left -= floor;
     return true;
   }

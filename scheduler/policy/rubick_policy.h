@@ -6,6 +6,10 @@
 //     fewest devices of a type that reach that speed (faster types need fewer), never more than
 //     requested. Quota usage counts minRes. To reach minRes it may shrink any other job above
 //     its own minimum, lowest slope first (lines 13-18, case 2: "has yet to reach its minimum").
+//     minRes is counted on packed devices, so the claim gets room on the fewest nodes first
+//     (ScheduleJob works node by node): jobs there are shrunk, then best-effort ones preempted;
+//     and a protected running job slower than owed because it is spread (it started over quota)
+//     is moved onto such room (rubick_compact.cc).
 //  2. Best-effort and running jobs by slope (line 5, SortBySlope): the job with the highest
 //     marginal speedup per device takes devices, from free ones or by shrinking the job with the
 //     lowest slope above its minimum (GetLowestSlopeOverMinJob) while that slope is lower

@@ -122,11 +122,15 @@ std::optional<size_t> Engine::LowestSlopePreemptable(const std::string& type, si
                                                      const std::vector<size_t>& refused) const {
   return LowestSlope(work_, running_elastic_, grower, refused,
                      [&](const Work& w) -> std::optional<double> {
-    if (!w.was_running || !w.running() || !w.s.elastic) return {};
-    if (w.s.sla_class != SlaClass::kBestEffort || w.protected_sla || !MayResize(w)) return {};
-    if (!HoldsType(cluster_, w.s.allocation, type)) return {};
+    if (!Preemptable(w) || !HoldsType(cluster_, w.s.allocation, type)) return {};
     return PreemptSlope(w);
   });
+}
+
+// An elastic best-effort job that ran when Decide was called and may be reconfigured (§5.3).
+bool Engine::Preemptable(const Work& w) const {
+  if (!w.was_running || !w.running() || !w.s.elastic) return false;
+  return w.s.sla_class == SlaClass::kBestEffort && !w.protected_sla && MayResize(w);
 }
 
 // Frees devices of `type` until `devices` are free: one at a time from the lowest-slope job above
