@@ -127,6 +127,7 @@ class Engine {
   // ---- Algorithm 1's phases (rubick_policy.cc) ---------------------------------------------
   void AssignProtection();
   void Privileged();
+  std::vector<size_t> PrivilegedOrder() const;
   bool AdmitGuaranteed(size_t i, int& quota_left, bool& within_quota);
   void RigidFirst();
   void BySlope();

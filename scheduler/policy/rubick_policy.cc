@@ -84,7 +84,7 @@ void Engine::Privileged() {
       Repack(i);  // e.g. started spread as best-effort, protected since
     }
   }
-  for (size_t i : Queue()) {
+  for (size_t i : PrivilegedOrder()) {
     Work& w = work_[i];
     if (w.running() || w.s.sla_class != SlaClass::kGuaranteed) continue;
     if (engine_.backfill_aware && !w.s.elastic) continue;  // rigid jobs went first
@@ -104,6 +104,24 @@ void Engine::Privileged() {
     }
     SetProtected(w, within_quota);
   }
+}
+
+// The order pending guaranteed jobs claim their tenant's quota. rubick: queue order. elastic:
+// Smith's rule as for best-effort jobs (least remaining work first), except that jobs past
+// their starvation threshold go first in queue order.
+std::vector<size_t> Engine::PrivilegedOrder() const {
+  std::vector<size_t> order = Queue();
+  if (!engine_.rank_by_work) return order;
+  auto starving = [this](size_t i) {
+    return now_ - work_[i].s.submit_time_s >= StarvationThreshold(work_[i]);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    bool sa = starving(a), sb = starving(b);
+    if (sa != sb) return sa;
+    if (sa) return false;  // both starving: queue order
+    return work_[a].work < work_[b].work;
+  });
+  return order;
 }
 
 // Starts pending guaranteed job `i` at its minRes on the first type (fastest first) where that

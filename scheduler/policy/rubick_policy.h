@@ -57,7 +57,9 @@
 //  - Smith's rule (options.elastic_shortest_work_first): slopes are ranked per unit of remaining
 //    work, so devices go first to what finishes jobs soonest (SRPT generalised to elastic jobs,
 //    from the run-time estimates backfill also uses); a best-effort job starves only after
-//    waiting elastic_starvation_slowdown x its run time (and at least the threshold).
+//    waiting elastic_starvation_slowdown x its run time (and at least the threshold). Pending
+//    guaranteed jobs claim their tenant's quota in the same order (least remaining work first),
+//    starving ones first in queue order (rubick: queue order).
 //  - heterogeneous EST placement (EasyScale §3.4): a running job may grow onto another device
 //    type; the mixed allocation is priced by model::PlanEsts (Eq. 1a-1d), so faster devices host
 //    more ESTs instead of the slowest device bounding the job. A guaranteed job preempts only

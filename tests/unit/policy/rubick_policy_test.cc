@@ -120,6 +120,29 @@ TEST(Rubick, GuaranteedJobGetsItsRequestedPerformance) {
   EXPECT_NE(starving->reason.find("starving"), std::string::npos);
 }
 
+// Two pending guaranteed jobs of one tenant whose quota holds one claim: early (submitted first,
+// 10x the work) and short. rubick admits in queue order (early); elastic by Smith's rule (short),
+// unless early has waited past its starvation threshold (elastic: as long as it would run).
+TEST(Elastic, GuaranteedJobsClaimTheQuotaByRemainingWork) {
+  ClusterState cluster;
+  AddNodes(cluster, 1, 4, "gpu", 1.0);
+  cluster.tenant_quota["t"] = 4;
+  std::vector<JobState> jobs{Job("early", 4, 4, 0, 0.0), Job("short", 4, 4, 1, 0.0)};
+  jobs[0].expected_runtime_s = 100000;
+  for (JobState& job : jobs) {
+    job.sla_class = SlaClass::kGuaranteed;
+    job.tenant = "t";
+    job.min_devices = 4;
+  }
+  auto admitted = [&](const Policy& policy, double now) {
+    PolicyOutput out = policy.Decide(cluster, jobs, now);
+    return out.decisions.size() == 1 ? out.decisions[0].job_id : std::string("?");
+  };
+  EXPECT_EQ(admitted(RubickPolicy({}), 1000), "early");
+  EXPECT_EQ(admitted(ElasticPolicy({}), 1000), "short");
+  EXPECT_EQ(admitted(ElasticPolicy({}), 100000), "early");  // starving: queue order first
+}
+
 TEST(Elastic, GrowthNeverUsesDevicesTheRigidHeadNeeds) {
   ClusterState cluster;
   AddNodes(cluster, 1, 8, "gpu", 1.0);
