@@ -73,27 +73,40 @@ TEST(Preemption, GuaranteedJobPreemptsTheLowestSlopeBestEffortJob) {
   }
 }
 
-// Room on one node (rubick_compact.cc): best-effort a and b, linear, each hold a 4-device node
-// above their minimum of 2. Guaranteed g (communication-heavy) is owed the speed of 4 packed
-// devices. Shrinking by slope alone takes 2 from each node (ties go to the later submission, b
-// first), so g would run on two nodes, slower than owed; instead a (the node needing the fewest
-// devices taken; ties to the lower node) is shrunk to its floor and then preempted, b is left
-// alone and g runs on a's node.
-TEST(Preemption, AGuaranteedClaimGetsRoomOnOneNodeRatherThanSpreadOverTwo) {
-  for (const char* name : {"rubick", "elastic"}) {
-    ClusterState cluster;
+// Two 4-device nodes, both full: best-effort a (node 0) and b (node 1), linear, and guaranteed g
+// (communication-heavy, tenant quota 4, owed the speed of 4 packed devices). `g_spread`: g already
+// runs 2+2 over both nodes (as when it started best-effort over quota and was protected since).
+struct TwoFullNodes {
+  ClusterState cluster;
+  std::vector<JobState> jobs;
+  explicit TwoFullNodes(bool g_spread) {
     AddNodes(cluster, 2, 4, "gpu", 1.0);
     cluster.tenant_quota["t"] = 4;
-    std::vector<JobState> jobs = {Job("a", 2, 4, 0, 0.0), Job("b", 2, 4, 1, 0.0),
-                                  Job("g", 4, 4, 9000, 0.2)};
-    Place(cluster, jobs[0], 4);
-    jobs[1].allocation = {{1, 4}};
-    cluster.nodes[1].free_devices = 0;
-    jobs[1].started_s = jobs[1].last_resize_s = 0;
-    jobs[1].expected_end_s = jobs[1].remaining_work = 1e6;
+    const int held = g_spread ? 2 : 4;
+    jobs = {Job("a", 2, held, 0, 0.0), Job("b", 2, held, 1, 0.0), Job("g", 4, 4, 9000, 0.2)};
+    jobs[0].allocation = {{0, held}};
+    jobs[1].allocation = {{1, held}};
+    if (g_spread) jobs[2].allocation = {{0, 2}, {1, 2}};
     jobs[2].sla_class = SlaClass::kGuaranteed;
     jobs[2].tenant = "t";
-    PolicyOutput out = (*MakePolicy(name))->Decide(cluster, jobs, 10000);
+    for (JobState& job : jobs) {
+      if (job.allocation.empty()) continue;
+      job.started_s = job.last_resize_s = 0;
+      job.expected_end_s = job.remaining_work = 1e6;
+    }
+    cluster.nodes[0].free_devices = cluster.nodes[1].free_devices = 0;
+  }
+};
+
+// Room on one node (rubick_compact.cc): a and b hold their node above their minimum of 2.
+// Shrinking by slope alone takes 2 from each node (ties go to the later submission, b first), so
+// g would run on two nodes, slower than owed; instead a (the node needing the fewest devices
+// taken; ties to the lower node) is shrunk to its floor and then preempted, b is left alone and g
+// runs on a's node.
+TEST(Preemption, AGuaranteedClaimGetsRoomOnOneNodeRatherThanSpreadOverTwo) {
+  for (const char* name : {"rubick", "elastic"}) {
+    TwoFullNodes c(false);
+    PolicyOutput out = (*MakePolicy(name))->Decide(c.cluster, c.jobs, 10000);
     const Decision* a = Find(out, "a");
     const Decision* g = Find(out, "g");
     ASSERT_NE(a, nullptr) << name;
@@ -107,37 +120,22 @@ TEST(Preemption, AGuaranteedClaimGetsRoomOnOneNodeRatherThanSpreadOverTwo) {
   }
 }
 
-// A protected guaranteed job already running spread (g: 2 devices on each node, as when it started
-// best-effort over quota) runs slower than owed; best-effort a and b hold the other halves at
-// their minimum. g is moved onto node 0 (room by preempting a; ties to the lower node), and b
-// grows into the devices g left on node 1.
+// g runs spread, slower than owed; a and b hold the other halves at their minimum. g is moved
+// onto node 0 (room by preempting a; ties to the lower node), and b grows into the devices g
+// left on node 1.
 TEST(Preemption, AProtectedJobRunningSpreadIsMovedOntoOneNode) {
   for (const char* name : {"rubick", "elastic"}) {
-    ClusterState cluster;
-    AddNodes(cluster, 2, 4, "gpu", 1.0);
-    cluster.tenant_quota["t"] = 4;
-    std::vector<JobState> jobs = {Job("a", 2, 2, 0, 0.0), Job("b", 2, 2, 1, 0.0),
-                                  Job("g", 4, 4, 2, 0.2)};
-    jobs[0].allocation = {{0, 2}};
-    jobs[1].allocation = {{1, 2}};
-    jobs[2].allocation = {{0, 2}, {1, 2}};
-    jobs[2].sla_class = SlaClass::kGuaranteed;
-    jobs[2].tenant = "t";
-    for (JobState& job : jobs) {
-      job.started_s = job.last_resize_s = 0;
-      job.expected_end_s = job.remaining_work = 1e6;
-    }
-    cluster.nodes[0].free_devices = cluster.nodes[1].free_devices = 0;
-    PolicyOutput out = (*MakePolicy(name))->Decide(cluster, jobs, 10000);
+    TwoFullNodes c(true);
+    PolicyOutput out = (*MakePolicy(name))->Decide(c.cluster, c.jobs, 10000);
     const Decision* a = Find(out, "a");
+    const Decision* b = Find(out, "b");
     const Decision* g = Find(out, "g");
     ASSERT_NE(a, nullptr) << name;
-    ASSERT_NE(g, nullptr) << name;
-    const Decision* b = Find(out, "b");
     ASSERT_NE(b, nullptr) << name;
-    EXPECT_EQ(b->kind, DecisionKind::kResize) << name;  // grows into what g left on node 1
-    EXPECT_EQ(b->allocation, (Allocation{{1, 4}})) << name;
+    ASSERT_NE(g, nullptr) << name;
     EXPECT_EQ(a->kind, DecisionKind::kPreempt) << name;
+    EXPECT_EQ(b->kind, DecisionKind::kResize) << name;
+    EXPECT_EQ(b->allocation, (Allocation{{1, 4}})) << name;
     EXPECT_EQ(g->kind, DecisionKind::kResize) << name;
     EXPECT_EQ(g->allocation, (Allocation{{0, 4}})) << name;
     EXPECT_NE(g->reason.find("re-placed on fewer nodes for its owed speed"), std::string::npos)
