@@ -35,19 +35,20 @@ int DevicesOn(const Allocation& allocation, int node) {
 
 }  // namespace
 
-// Devices of running elastic jobs on `node` that job i may take: a whole slice of a best-effort
-// job it may preempt, else what a job holds there above its floor.
-int Engine::ReclaimableOn(size_t i, int node, bool may_preempt) const {
-  int total = 0;
+// Per node, the devices of running elastic jobs that job i may take there: a whole slice of a
+// best-effort job it may preempt, else what a job holds there above its floor (one pass over the
+// running jobs, not one per node).
+std::vector<int> Engine::ReclaimablePerNode(size_t i, bool may_preempt) const {
+  std::vector<int> total(cluster_.nodes.size(), 0);
   for (size_t j : running_elastic_) {
     const Work& v = work_[j];
     if (j == i) continue;
-    const int here = DevicesOn(v.s.allocation, node);
-    if (here == 0) continue;
-    if (may_preempt && Preemptable(v)) {
-      total += here;  // shrunk to its floor first, then preempted (VictimOn)
-    } else if (ShrinkViewOf(v).candidate) {
-      total += std::min(here, DeviceCount(v.s.allocation) - Floor(v));
+    const bool preemptable = may_preempt && Preemptable(v);
+    if (!preemptable && !ShrinkViewOf(v).candidate) continue;
+    const int spare = DeviceCount(v.s.allocation) - Floor(v);
+    for (const Slice& slice : v.s.allocation) {
+      // shrunk to its floor first, then preempted (VictimOn)
+      total[slice.node] += preemptable ? slice.devices : std::min(slice.devices, spare);
     }
   }
   return total;
@@ -89,6 +90,7 @@ bool Engine::MakeCompactRoom(size_t i, const TypeInfo& type, int devices,
   std::vector<std::pair<int, int>> fits;  // (devices to take, node) for a one-node claim
   std::vector<std::pair<int, int>> whole;  // (devices to take, node) for emptiable nodes
   int free_whole = 0;
+  const std::vector<int> reclaimable = ReclaimablePerNode(i, may_preempt);
   for (size_t n = 0; n < cluster_.nodes.size(); ++n) {
     const NodeState& node = cluster_.nodes[n];
     if (node.device_type != type.name) continue;
@@ -98,7 +100,7 @@ bool Engine::MakeCompactRoom(size_t i, const TypeInfo& type, int devices,
         ledger_.FreeDevices(static_cast<int>(n)) + DevicesOn(w.s.allocation, static_cast<int>(n));
     if (devices <= node.devices && available >= devices) return true;  // already compact
     if (available >= node.devices) ++free_whole;
-    const int reachable = available + ReclaimableOn(i, static_cast<int>(n), may_preempt);
+    const int reachable = available + reclaimable[n];
     if (devices <= node.devices && reachable >= devices) {
       fits.emplace_back(devices - available, static_cast<int>(n));
     }

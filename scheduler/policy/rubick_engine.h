@@ -170,7 +170,7 @@ class Engine {
   bool MakeCompactRoom(size_t i, const TypeInfo& type, int devices, std::vector<Undo>& undo);
   void Repack(size_t i);
   double OwedSpeed(const Work& w) const;
-  int ReclaimableOn(size_t i, int node, bool may_preempt) const;
+  std::vector<int> ReclaimablePerNode(size_t i, bool may_preempt) const;
   std::optional<size_t> VictimOn(size_t i, int node, bool may_preempt,
                                  const std::vector<size_t>& refused, bool& preempt) const;
 
