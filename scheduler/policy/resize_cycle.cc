@@ -2,6 +2,7 @@
 #include "scheduler/policy/resize_cycle.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace elastic::policy {
 namespace {
@@ -66,7 +67,8 @@ ResizeCycle::ResizeCycle(const SlurmView& view, const std::vector<ElasticJob>& j
                          const ResizeDecisionOptions& options)
     : view(view), options(options), nodes(view, options.node_types),
       pools(Pools(view, nodes, jobs, options)) {
-  std::map<std::uint32_t, const SlurmJob*> by_id;
+  std::unordered_map<std::uint32_t, const SlurmJob*> by_id;  // looked up, never iterated
+  by_id.reserve(view.jobs.size());
   for (const SlurmJob& job : view.jobs) by_id[job.job_id] = &job;
   for (const ElasticJob& job : jobs) {
     auto it = by_id.find(job.job_id);
