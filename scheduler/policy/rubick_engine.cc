@@ -44,7 +44,7 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
   }
   held_.assign(work_.size(), {});
   no_shrink_at_.assign(types_.size(), -1);
-  lowest_shrink_.assign(types_.size(), {-1, 0.0});
+  slopes_ = SlopeIndex(types_.size());
 }
 
 PolicyOutput Engine::Run() {
@@ -438,11 +438,13 @@ void Engine::Note(size_t i, const std::string& text) {
 void Engine::SetProtected(Work& w, bool on) {
   w.protected_sla = on;
   ++epoch_;
+  slopes_dirty_.push_back(static_cast<size_t>(&w - work_.data()));
 }
 
 // Keeps running_elastic_ in step with job i's allocation (and epoch_ with any change of a job).
 void Engine::TrackRunning(size_t i) {
   ++epoch_;
+  slopes_dirty_.push_back(i);
   const bool in = work_[i].running() && work_[i].s.elastic;
   auto at = std::lower_bound(running_elastic_.begin(), running_elastic_.end(), i);
   const bool was = at != running_elastic_.end() && *at == i;
