@@ -106,9 +106,23 @@ void ResizeCycle::Claim(PartitionPool& pool, const NodeList& list) {
   }
 }
 
-double Gain(const Candidate& c, NodeSize from, NodeSize to, double comm) {
-  return (DeviceSpeedup(c.job->ests, to.devices, to.nodes, comm) -
-          DeviceSpeedup(c.job->ests, from.devices, from.nodes, comm)) /
+double ResizeCycle::Speedup(int ests, int devices, int nodes) const {
+  constexpr int kLimit = 1 << 20;  // each packs into 20 bits; larger ones are not memoised
+  auto fits = [](int v) { return v >= 0 && v < kLimit; };
+  if (!fits(ests) || !fits(devices) || !fits(nodes)) {
+    return DeviceSpeedup(ests, devices, nodes, options.comm_ratio);
+  }
+  const std::uint64_t key = (static_cast<std::uint64_t>(ests) << 40) |
+                            (static_cast<std::uint64_t>(devices) << 20) |
+                            static_cast<std::uint64_t>(nodes);
+  auto [it, fresh] = speedups_.try_emplace(key, 0.0);
+  if (fresh) it->second = DeviceSpeedup(ests, devices, nodes, options.comm_ratio);
+  return it->second;
+}
+
+double ResizeCycle::Gain(const Candidate& c, NodeSize from, NodeSize to) const {
+  return (Speedup(c.job->ests, to.devices, to.nodes) -
+          Speedup(c.job->ests, from.devices, from.nodes)) /
          (to.nodes - from.nodes);
 }
 

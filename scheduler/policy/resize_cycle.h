@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "scheduler/policy/node_table.h"
@@ -49,6 +50,13 @@ struct ResizeCycle {
               const ResizeDecisionOptions& options);
 
   NodeSize SizeOf(const NodeList& nodes) const;
+  // DeviceSpeedup(ests, devices, nodes, options.comm_ratio), each value computed once per cycle:
+  // step 1 prices every offer and the greedy rule every size of every job per grant, on a
+  // handful of distinct shapes.
+  double Speedup(int ests, int devices, int nodes) const;
+  // Speedup gained per node going from `from` to `to` (a loss when `to` is smaller), priced on
+  // the devices those nodes hold: the resource moved is whole nodes, the speed is the devices'.
+  double Gain(const Candidate& c, NodeSize from, NodeSize to) const;
   // The partition's candidates not preempted (and, unless `include_busy`, not busy).
   std::vector<Candidate*> InPartition(const std::string& partition, bool include_busy);
   void Claim(PartitionPool& pool, const NodeList& nodes);
@@ -61,11 +69,11 @@ struct ResizeCycle {
   std::map<std::uint32_t, std::string> reasons;
   std::vector<HeldBack> held;
   std::vector<Preemption> preemptions;
+
+ private:
+  mutable std::unordered_map<std::uint64_t, double> speedups_;  // Speedup's, by packed shape
 };
 
-// Speedup gained per node going from `from` to `to` (a loss when `to` is smaller), priced on
-// the devices those nodes hold: the resource moved is whole nodes, the speed is the devices'.
-double Gain(const Candidate& c, NodeSize from, NodeSize to, double comm);
 // How many nodes `c` can release: those above its MIN, never the batch host.
 int ReleasableCount(const Candidate& c);
 

@@ -63,16 +63,15 @@ void ResizeGrowth::Grow(const std::string& partition, PartitionPool& pool) {
       const NodeSize now = cycle_.SizeOf(c->nodes);
       const int limit =
           std::min<int>(c->job->max_nodes, now.nodes + static_cast<int>(free.size() - next));
-      const double comm = cycle_.options.comm_ratio;
-      // Gain's terms, the one at `now` priced once per job and round instead of per size.
-      const double speed_now = DeviceSpeedup(c->job->ests, now.devices, now.nodes, comm);
+      // Gain's terms, the one at `now` read once per job and round instead of per size.
+      const double speed_now = cycle_.Speedup(c->job->ests, now.devices, now.nodes);
       NodeSize to = now;  // grows onto free[next], free[next + 1], ... in that order
       while (to.nodes < limit) {
         to.devices +=
             cycle_.nodes.Devices(free[next + static_cast<std::size_t>(to.nodes - now.nodes)]);
         ++to.nodes;
-        const double gain = (DeviceSpeedup(c->job->ests, to.devices, to.nodes, comm) - speed_now) /
-                            (to.nodes - now.nodes);
+        const double gain =
+            (cycle_.Speedup(c->job->ests, to.devices, to.nodes) - speed_now) / (to.nodes - now.nodes);
         if (gain > best_gain) best = c, best_to = to.nodes, best_gain = gain;
       }
     }

@@ -111,7 +111,7 @@ std::vector<ShrinkOffer> RoomMaker::OffersOf(const Candidate& c, const NodeList&
   NodeSize from = cycle_.SizeOf(c.nodes);
   for (int node : order) {
     const NodeSize to{from.nodes - 1, from.devices - cycle_.nodes.Devices(node)};
-    offers.push_back({Gain(c, to, from, cycle_.options.comm_ratio), c.job->job_id,
+    offers.push_back({cycle_.Gain(c, to, from), c.job->job_id,
                       CandidateIndex(c), static_cast<int>(offers.size()), node});
     from = to;
   }
