@@ -22,7 +22,7 @@ NodeTable::NodeTable(const SlurmView& view, const std::map<std::string, double>&
   }
   if (missing) Index(names);
   for (const SlurmNode& node : view.nodes) {
-    LiveNode& live = nodes_[Find(node.name)];  // the name stays: index_ points into it
+    LiveNode& live = nodes_[Find(node.name)];
     const NodeType type = NodeTypeOf(node, node_types);
     live.cpus = node.cpus;
     live.devices = std::max(node.devices, 1);
@@ -38,16 +38,32 @@ void NodeTable::Index(std::vector<std::string_view> names) {
   std::vector<LiveNode> nodes(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) nodes[i] = LiveNode{std::string(names[i]), 0, 1};
   nodes_ = std::move(nodes);
-  index_.clear();
-  index_.reserve(nodes_.size());
+  std::size_t size = 16;
+  while (size < 2 * nodes_.size()) size *= 2;  // at most half full
+  slots_.assign(size, -1);
+  hash_.resize(nodes_.size());
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    index_.emplace(nodes_[i].name, static_cast<int>(i));
+    hash_[i] = Hash(nodes_[i].name);
+    std::size_t slot = hash_[i] & (size - 1);
+    while (slots_[slot] >= 0) slot = (slot + 1) & (size - 1);
+    slots_[slot] = static_cast<int>(i);
   }
 }
 
+std::uint64_t NodeTable::Hash(std::string_view name) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ULL;
+  return h ^ (h >> 29);  // the low bits pick the slot: fold the high ones in
+}
+
 int NodeTable::Find(std::string_view name) const {
-  auto it = index_.find(name);
-  return it == index_.end() ? -1 : it->second;
+  const std::uint64_t h = Hash(name);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t slot = h & mask; slots_[slot] >= 0; slot = (slot + 1) & mask) {
+    const int i = slots_[slot];
+    if (hash_[i] == h && nodes_[i].name == name) return i;
+  }
+  return -1;
 }
 
 std::vector<int> NodeTable::FindAll(const std::vector<std::string>& names) const {

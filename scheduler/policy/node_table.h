@@ -2,10 +2,10 @@
 // of ints that iterates as the names would, and a node's devices and type are read by index.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "scheduler/policy/live_policy.h"
@@ -13,16 +13,13 @@
 
 namespace elastic::policy {
 
-// Immutable once built; not copyable (its index points into its own names). Thread-safety: const
-// methods only, so any number of readers.
+// Immutable once built. Thread-safety: const methods only, so any number of readers.
 class NodeTable {
  public:
   // Every node of `view` (a name listed twice: its last entry) typed by `node_types`
   // (node_types.h), and every node a running job of `view` holds: one the view does not list has
   // one device, no CPUs and no type, as the node-for-device model counted it.
   NodeTable(const SlurmView& view, const std::map<std::string, double>& node_types);
-  NodeTable(const NodeTable&) = delete;
-  NodeTable& operator=(const NodeTable&) = delete;
 
   // The index of `name`, -1 when the table does not hold it.
   int Find(std::string_view name) const;
@@ -36,8 +33,13 @@ class NodeTable {
  private:
   void Index(std::vector<std::string_view> names);
 
-  std::vector<LiveNode> nodes_;  // by index: name order
-  std::unordered_map<std::string_view, int> index_;  // views into nodes_[i].name
+  // Open addressing on FNV-1a: a cycle looks names up ~100,000 times at 10,000 nodes (planned
+  // starts, job node lists), and a node-based hash map spent most of it chasing pointers.
+  static std::uint64_t Hash(std::string_view name);
+
+  std::vector<LiveNode> nodes_;       // by index: name order
+  std::vector<std::uint64_t> hash_;   // by index: Hash(name)
+  std::vector<int> slots_;            // power-of-two size, -1 empty, else an index
 };
 
 }  // namespace elastic::policy

@@ -11,6 +11,20 @@ namespace {
 
 NodeList ListOf(const std::set<int>& nodes) { return NodeList(nodes.begin(), nodes.end()); }
 
+// Nodes a waiting job may count on now: idle, or freed soon by an in-flight shrink.
+std::set<int> Soon(const PartitionPool& pool) {
+  std::set<int> soon = pool.idle;
+  soon.insert(pool.releasing.begin(), pool.releasing.end());
+  return soon;
+}
+
+// Soon(pool).size(), without the copy: most waiting jobs only count them.
+int SoonCount(const PartitionPool& pool) {
+  std::size_t count = pool.idle.size();
+  for (int n : pool.releasing) count += pool.idle.contains(n) ? 0 : 1;
+  return static_cast<int>(count);
+}
+
 }  // namespace
 
 RoomMaker::RoomMaker(ResizeCycle& cycle, const std::vector<ElasticJob>& jobs) : cycle_(cycle) {
@@ -71,26 +85,26 @@ void RoomMaker::MakeRoomFor(const SlurmJob& waiting) {
   if (pool_it == cycle_.pools.end()) return;
   PartitionPool& pool = pool_it->second;
   const int need = std::max(waiting.min_nodes, 1);
-  std::set<int> soon = pool.idle;
-  soon.insert(pool.releasing.begin(), pool.releasing.end());
-  if (static_cast<int>(soon.size()) >= need) {  // Slurm will start it on these
-    cycle_.Claim(pool, NodeList(soon.begin(), std::next(soon.begin(), need)));
+  const int soon = SoonCount(pool);
+  if (soon >= need) {  // Slurm will start it on these
+    const std::set<int> nodes = Soon(pool);
+    cycle_.Claim(pool, NodeList(nodes.begin(), std::next(nodes.begin(), need)));
     return;
   }
   // Counted before pricing, and kept per partition: under pressure most waiting jobs stop here.
   const int releasable = releasable_[waiting.partition];
-  if (static_cast<int>(soon.size()) + releasable >= need) {
-    ShrinkFor(waiting, pool, std::move(soon), need);
+  if (soon + releasable >= need) {
+    ShrinkFor(waiting, pool, Soon(pool), need);
     return;
   }
   if (!Protected(waiting)) return;  // cannot start even so
   // Only for the job Slurm starts next: nodes freed for one further back would go to the jobs
   // ahead of it in Slurm's queue, and the preempted job's would be taken back (a loop).
   const bool slurm_next = slurm_next_.at(waiting.partition) == waiting.job_id;
-  if (cycle_.options.preempt_best_effort && slurm_next && Preempt(waiting, pool, soon, need)) {
-    return;
-  }
-  cycle_.Claim(pool, ListOf(soon));  // no best-effort growth onto what a guaranteed job waits for
+  const bool preempt = cycle_.options.preempt_best_effort && slurm_next;
+  if (preempt && Preempt(waiting, pool, Soon(pool), need)) return;
+  // No best-effort growth onto what a guaranteed job waits for.
+  cycle_.Claim(pool, ListOf(Soon(pool)));
 }
 
 // `c`'s releasable nodes in release order, priced: those `planned` (the waiting job's planned
