@@ -93,7 +93,7 @@ void Engine::UpdateSlope(size_t i) const {
   }
   const ShrinkView& view = ShrinkViewOf(work_[i]);
   if (view.candidate) {
-    slopes_.Set(i, view.slope, view.holds_type);
+    slopes_.Set(i, view.slope, -work_[i].s.submit_time_s, view.holds_type);  // later first
   } else {
     slopes_.Erase(i);
   }
@@ -114,8 +114,9 @@ double Engine::LowestShrinkSlope(const TypeInfo& type) const {
 }
 
 // GetLowestSlopeOverMinJob (line 13) among jobs holding devices of the type: ties go to the
-// later submission. The scan visits only the jobs SlopeIndex::LowestChain names (the only ones
-// it could pick), or every running elastic job while some slope is NaN.
+// later submission. When the jobs it could pick (SlopeIndex::LowestChain) share one slope, the
+// pick is the index's first; else the scan visits only those, or every running elastic job
+// while some slope is NaN.
 std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t grower,
                                                  const std::vector<size_t>& refused) const {
   const size_t t = TypeIndex(type);
@@ -125,16 +126,19 @@ std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t
   auto skip = [&](size_t i) {
     return i == grower || std::find(refused.begin(), refused.end(), i) != refused.end();
   };
-  const std::vector<size_t> scanned =
-      slopes_.has_nan() ? running_elastic_ : slopes_.LowestChain(t, kEpsilon, skip);
-  bool any = false;  // a candidate other than the grower and refused jobs
-  std::optional<size_t> lowest = LowestSlope(work_, scanned, grower, refused,
-                                             [&](const Work& w) -> std::optional<double> {
-    const ShrinkView& view = ShrinkViewOf(w);
-    if (!view.candidate || !view.holds_type[t]) return {};
-    any = true;
-    return view.slope;
-  });
+  std::optional<size_t> lowest;
+  if (!slopes_.has_nan()) lowest = slopes_.LowestOfOneSlope(t, kEpsilon, skip);
+  if (!lowest) {
+    const std::vector<size_t> scanned =
+        slopes_.has_nan() ? running_elastic_ : slopes_.LowestChain(t, kEpsilon, skip);
+    lowest = LowestSlope(work_, scanned, grower, refused,
+                         [&](const Work& w) -> std::optional<double> {
+      const ShrinkView& view = ShrinkViewOf(w);
+      if (!view.candidate || !view.holds_type[t]) return {};
+      return view.slope;
+    });
+  }
+  const bool any = lowest.has_value();  // a candidate other than the grower and refused jobs
   if (!any && refused.empty() &&
       !std::binary_search(running_elastic_.begin(), running_elastic_.end(), grower)) {
     no_shrink_at_[t] = epoch_;
