@@ -37,10 +37,16 @@ std::map<std::string, PartitionPool> Pools(const SlurmView& view, const NodeTabl
     releasing = Flags(table, job.releasing, std::move(releasing));
   }
   std::map<std::string, PartitionPool> pools;
+  const std::string* last_partition = nullptr;  // nodes come in runs of one partition
+  PartitionPool* last_pool = nullptr;
   for (const SlurmNode& node : view.nodes) {
     const int i = table.Find(node.name);
     for (const std::string& partition : node.partitions) {
-      PartitionPool& pool = pools[partition];
+      if (!last_partition || *last_partition != partition) {
+        last_partition = &partition;
+        last_pool = &pools[partition];
+      }
+      PartitionPool& pool = *last_pool;
       if (pool.no_grow.empty()) pool.no_grow = none;
       // A reserved idle node serves only its reservation's jobs: neither growth nor (in this
       // model) an arbitrary waiting job may count on it.

@@ -18,6 +18,21 @@ std::set<int> Soon(const PartitionPool& pool) {
   return soon;
 }
 
+// The first `count` nodes of Soon(pool), without copying the rest.
+NodeList FirstSoon(const PartitionPool& pool, int count) {
+  NodeList first;
+  auto idle = pool.idle.begin();
+  auto releasing = pool.releasing.begin();
+  while (static_cast<int>(first.size()) < count) {
+    const bool from_idle = releasing == pool.releasing.end() ||
+                           (idle != pool.idle.end() && *idle <= *releasing);
+    if (from_idle && idle == pool.idle.end()) break;
+    const int n = from_idle ? *idle++ : *releasing++;
+    if (first.empty() || first.back() != n) first.push_back(n);  // in both: once
+  }
+  return first;
+}
+
 // Soon(pool).size(), without the copy: most waiting jobs only count them.
 int SoonCount(const PartitionPool& pool) {
   std::size_t count = pool.idle.size();
@@ -87,8 +102,7 @@ void RoomMaker::MakeRoomFor(const SlurmJob& waiting) {
   const int need = std::max(waiting.min_nodes, 1);
   const int soon = SoonCount(pool);
   if (soon >= need) {  // Slurm will start it on these
-    const std::set<int> nodes = Soon(pool);
-    cycle_.Claim(pool, NodeList(nodes.begin(), std::next(nodes.begin(), need)));
+    cycle_.Claim(pool, FirstSoon(pool, need));
     return;
   }
   // Counted before pricing, and kept per partition: under pressure most waiting jobs stop here.
@@ -111,14 +125,11 @@ void RoomMaker::MakeRoomFor(const SlurmJob& waiting) {
 // start) first, then by name from the end (so the batch host, usually first, is kept anyway and
 // lists stay compact); each loses more than the one before (the speedup is concave).
 std::vector<ShrinkOffer> RoomMaker::OffersOf(const Candidate& c, const NodeList& planned) const {
-  NodeList order;
-  for (int n : c.nodes) {
-    if (n != c.batch_host) order.push_back(n);
+  NodeList order, unplanned;
+  for (auto it = c.nodes.rbegin(); it != c.nodes.rend(); ++it) {
+    if (*it != c.batch_host) (Holds(planned, *it) ? order : unplanned).push_back(*it);
   }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const bool pa = Holds(planned, a), pb = Holds(planned, b);
-    return pa != pb ? pa : a > b;
-  });
+  order.insert(order.end(), unplanned.begin(), unplanned.end());
   const int surplus = static_cast<int>(c.nodes.size()) - c.job->min_nodes;
   if (static_cast<int>(order.size()) > surplus) order.resize(std::max(surplus, 0));
   std::vector<ShrinkOffer> offers;
