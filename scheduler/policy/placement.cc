@@ -2,7 +2,6 @@
 #include "scheduler/policy/placement.h"
 
 #include <algorithm>
-#include <map>
 
 namespace elastic::policy {
 
@@ -219,13 +218,20 @@ std::optional<Allocation> PickDevicesByScan(const ClusterState& cluster, const F
   return Merge({}, picked);
 }
 
+// Per-node sums in node order; a sorted vector instead of a std::map (called for every
+// proposal and grant: the map's allocations were most of its cost).
 Allocation Merge(const Allocation& a, const Allocation& b) {
-  std::map<int, int> per_node;
-  for (const Slice& slice : a) per_node[slice.node] += slice.devices;
-  for (const Slice& slice : b) per_node[slice.node] += slice.devices;
+  Allocation all;
+  all.reserve(a.size() + b.size());
+  all.insert(all.end(), a.begin(), a.end());
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end(),
+            [](const Slice& x, const Slice& y) { return x.node < y.node; });
   Allocation merged;
-  for (const auto& [node, devices] : per_node) {
-    if (devices > 0) merged.push_back({node, devices});
+  for (size_t i = 0; i < all.size();) {
+    Slice sum{all[i].node, 0};
+    for (; i < all.size() && all[i].node == sum.node; ++i) sum.devices += all[i].devices;
+    if (sum.devices > 0) merged.push_back(sum);
   }
   return merged;
 }
