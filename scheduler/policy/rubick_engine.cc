@@ -78,66 +78,6 @@ bool Engine::Changed(const Work& w) const {
           w.s.offload_mb_per_device != w.original->offload_mb_per_device);
 }
 
-// Decisions are applied one by one, so a job growing into devices (or CPUs, memory) another job
-// gives back must come after it: repeatedly emit the first change whose per-node growth fits
-// what is free. Re-placed jobs can form cycles (a takes b's old node while b takes a's); what
-// never fits is dropped, leaving those jobs where they are, which is always valid.
-std::vector<size_t> Engine::ApplicableOrder(std::vector<size_t> changed) const {
-  struct Amounts {
-    long devices = 0, cpus = 0;
-    std::int64_t memory_mb = 0;
-  };
-  std::vector<Amounts> free;
-  for (const NodeState& node : cluster_.nodes) {
-    free.push_back({node.free_devices, node.free_cpus, node.free_memory_mb});
-  }
-  using Delta = std::vector<std::pair<int, Amounts>>;  // per node, ascending
-  auto delta = [this](const Work& w) {
-    std::map<int, Amounts> change;
-    for (const Slice& slice : w.s.allocation) {
-      Amounts& a = change[slice.node];
-      a.devices += slice.devices;
-      a.cpus += static_cast<long>(slice.devices) * w.s.cpus_per_device;
-      a.memory_mb += slice.devices * w.s.HostMemoryPerDevice();
-    }
-    for (const Slice& slice : w.original->allocation) {
-      Amounts& a = change[slice.node];
-      a.devices -= slice.devices;
-      a.cpus -= static_cast<long>(slice.devices) * w.original->cpus_per_device;
-      a.memory_mb -= slice.devices * w.original->HostMemoryPerDevice();
-    }
-    return Delta(change.begin(), change.end());
-  };
-  // Each job's change once: the loop below re-checks those that do not fit yet after every pick.
-  std::vector<Delta> deltas;
-  deltas.reserve(changed.size());
-  for (size_t i : changed) deltas.push_back(delta(work_[i]));
-  std::vector<size_t> order;
-  while (!changed.empty()) {
-    std::optional<size_t> fitting;
-    for (size_t k = 0; k < changed.size() && !fitting; ++k) {
-      bool fits = true;
-      for (auto it = deltas[k].begin(); fits && it != deltas[k].end(); ++it) {
-        const auto& [node, a] = *it;
-        fits = a.devices <= free[node].devices && a.cpus <= free[node].cpus &&
-               a.memory_mb <= free[node].memory_mb;
-      }
-      if (fits) fitting = k;
-    }
-    if (!fitting) break;
-    size_t pick = *fitting;
-    for (const auto& [node, a] : deltas[pick]) {
-      free[node].devices -= a.devices;
-      free[node].cpus -= a.cpus;
-      free[node].memory_mb -= a.memory_mb;
-    }
-    order.push_back(changed[pick]);
-    changed.erase(changed.begin() + static_cast<long>(pick));
-    deltas.erase(deltas.begin() + static_cast<long>(pick));
-  }
-  return order;
-}
-
 // ---- model views ------------------------------------------------------------------------------
 
 const TypeInfo& Engine::Type(const std::string& name) const { return types_[TypeIndex(name)]; }
