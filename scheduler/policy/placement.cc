@@ -53,7 +53,7 @@ FreeLedger::FreeLedger(const ClusterState& cluster) : cluster_(&cluster) {
   for (size_t t = 0; t < types_.size(); ++t) buckets_[t].resize(largest[t] + 1);
   for (size_t i = 0; i < devices_.size(); ++i) {
     free_of_type_[type_of_[i]] += std::max(devices_[i], 0);
-    buckets_[type_of_[i]][std::max(devices_[i], 0)].insert(static_cast<int>(i));
+    if (devices_[i] > 0) buckets_[type_of_[i]][devices_[i]].insert(static_cast<int>(i));
   }
 }
 
@@ -64,9 +64,9 @@ void FreeLedger::Rebucket(int node, int before) {
   before = std::max(before, 0);
   free_of_type_[type] += after - before;
   if (after == before) return;
-  buckets[before].erase(node);
+  if (before > 0) buckets[before].erase(node);  // bucket 0 is not kept (see Buckets)
   if (after >= static_cast<int>(buckets.size())) buckets.resize(after + 1);
-  buckets[after].insert(node);
+  if (after > 0) buckets[after].insert(node);
 }
 
 const std::vector<std::set<int>>* FreeLedger::Buckets(const std::string& device_type) const {
