@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace elastic::policy {
 namespace {
@@ -15,7 +17,8 @@ namespace {
 // but finite so its slope still counts, and equal among such jobs so they rank by slope alone.
 constexpr double kNoLimitWork = 365.0 * 86400.0;
 
-using NodeIndex = std::map<std::string, int>;
+// Looked up, never iterated: hashed.
+using NodeIndex = std::unordered_map<std::string, int>;
 
 // The job's slices: every device of each of its nodes. Its devices count a node the cluster
 // does not show as 1, as the node-for-device model did.
@@ -118,6 +121,7 @@ std::vector<double> DeviceSpeedups(const std::vector<double>& speed_curve, int d
 PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& options) {
   PolicyInput input;
   NodeIndex index;
+  index.reserve(partition.held.size() + partition.free.size());
   auto add = [&](const LiveNode& node, bool free) {
     if (index.contains(node.name)) return;
     NodeState n;
@@ -141,9 +145,9 @@ PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& opt
 
 std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const PolicyInput& input,
                                       const PolicyOutput& output, std::string_view policy_name) {
-  std::map<std::string, const LiveJob*> jobs;
+  std::unordered_map<std::string, const LiveJob*> jobs;  // looked up, never iterated
   for (const LiveJob& job : partition.jobs) jobs[std::to_string(job.job_id)] = &job;
-  std::set<std::string> growable;
+  std::unordered_set<std::string> growable;
   for (const LiveNode& node : partition.free) growable.insert(node.name);
   std::vector<LiveChange> changes;
   for (const Decision& decision : output.decisions) {

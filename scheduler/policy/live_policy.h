@@ -2,7 +2,7 @@
 // same Policy objects the simulator runs (MakePolicy) decide which elastic jobs of a partition
 // grow or shrink, and to what size, among the nodes that step 1 of the resize decision
 // (resize_decision.h: waiting jobs' claims, planned and reserved nodes) leaves. Pure: no Slurm,
-// clocks or I/O; resize_decision.cc drives it, tests drive it directly.
+// clocks or I/O; resize_growth.cc drives it, tests drive it directly.
 //
 // Live model (design.md §3; one training rank per device):
 //  - A node is the allocation unit and holds `devices` devices (its GPUs, 1 on a CPU node):

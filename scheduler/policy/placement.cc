@@ -2,7 +2,6 @@
 #include "scheduler/policy/placement.h"
 
 #include <algorithm>
-#include <map>
 
 namespace elastic::policy {
 
@@ -54,7 +53,7 @@ FreeLedger::FreeLedger(const ClusterState& cluster) : cluster_(&cluster) {
   for (size_t t = 0; t < types_.size(); ++t) buckets_[t].resize(largest[t] + 1);
   for (size_t i = 0; i < devices_.size(); ++i) {
     free_of_type_[type_of_[i]] += std::max(devices_[i], 0);
-    buckets_[type_of_[i]][std::max(devices_[i], 0)].insert(static_cast<int>(i));
+    if (devices_[i] > 0) buckets_[type_of_[i]][devices_[i]].insert(static_cast<int>(i));
   }
 }
 
@@ -65,9 +64,9 @@ void FreeLedger::Rebucket(int node, int before) {
   before = std::max(before, 0);
   free_of_type_[type] += after - before;
   if (after == before) return;
-  buckets[before].erase(node);
+  if (before > 0) buckets[before].erase(node);  // bucket 0 is not kept (see Buckets)
   if (after >= static_cast<int>(buckets.size())) buckets.resize(after + 1);
-  buckets[after].insert(node);
+  if (after > 0) buckets[after].insert(node);
 }
 
 const std::vector<std::set<int>>* FreeLedger::Buckets(const std::string& device_type) const {
@@ -219,13 +218,20 @@ std::optional<Allocation> PickDevicesByScan(const ClusterState& cluster, const F
   return Merge({}, picked);
 }
 
+// Per-node sums in node order; a sorted vector instead of a std::map (called for every
+// proposal and grant: the map's allocations were most of its cost).
 Allocation Merge(const Allocation& a, const Allocation& b) {
-  std::map<int, int> per_node;
-  for (const Slice& slice : a) per_node[slice.node] += slice.devices;
-  for (const Slice& slice : b) per_node[slice.node] += slice.devices;
+  Allocation all;
+  all.reserve(a.size() + b.size());
+  all.insert(all.end(), a.begin(), a.end());
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end(),
+            [](const Slice& x, const Slice& y) { return x.node < y.node; });
   Allocation merged;
-  for (const auto& [node, devices] : per_node) {
-    if (devices > 0) merged.push_back({node, devices});
+  for (size_t i = 0; i < all.size();) {
+    Slice sum{all[i].node, 0};
+    for (; i < all.size() && all[i].node == sum.node; ++i) sum.devices += all[i].devices;
+    if (sum.devices > 0) merged.push_back(sum);
   }
   return merged;
 }

@@ -26,6 +26,8 @@ class FreeLedger {
 
   // Nodes of a type bucketed by free devices (index = free count, each bucket ordered by node
   // index), so placement finds best-fit and emptiest nodes without scanning the cluster.
+  // Bucket 0 stays empty: no placement looks for devices on a full node, and full nodes are
+  // most of a busy cluster (keeping them cost a set insert and erase per change).
   // nullptr for an unknown type.
   const std::vector<std::set<int>>* Buckets(const std::string& device_type) const;
   int FreeDevices(int node) const { return devices_[node]; }

@@ -44,7 +44,7 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
   }
   held_.assign(work_.size(), {});
   no_shrink_at_.assign(types_.size(), -1);
-  lowest_shrink_.assign(types_.size(), {-1, 0.0});
+  slopes_ = SlopeIndex(types_.size());
 }
 
 PolicyOutput Engine::Run() {
@@ -76,59 +76,6 @@ bool Engine::Changed(const Work& w) const {
          (w.s.allocation != w.original->allocation ||
           w.s.cpus_per_device != w.original->cpus_per_device ||
           w.s.offload_mb_per_device != w.original->offload_mb_per_device);
-}
-
-// Decisions are applied one by one, so a job growing into devices (or CPUs, memory) another job
-// gives back must come after it: repeatedly emit the first change whose per-node growth fits
-// what is free. Re-placed jobs can form cycles (a takes b's old node while b takes a's); what
-// never fits is dropped, leaving those jobs where they are, which is always valid.
-std::vector<size_t> Engine::ApplicableOrder(std::vector<size_t> changed) const {
-  struct Amounts {
-    long devices = 0, cpus = 0;
-    std::int64_t memory_mb = 0;
-  };
-  std::vector<Amounts> free;
-  for (const NodeState& node : cluster_.nodes) {
-    free.push_back({node.free_devices, node.free_cpus, node.free_memory_mb});
-  }
-  auto delta = [this](const Work& w) {
-    std::map<int, Amounts> change;
-    for (const Slice& slice : w.s.allocation) {
-      Amounts& a = change[slice.node];
-      a.devices += slice.devices;
-      a.cpus += static_cast<long>(slice.devices) * w.s.cpus_per_device;
-      a.memory_mb += slice.devices * w.s.HostMemoryPerDevice();
-    }
-    for (const Slice& slice : w.original->allocation) {
-      Amounts& a = change[slice.node];
-      a.devices -= slice.devices;
-      a.cpus -= static_cast<long>(slice.devices) * w.original->cpus_per_device;
-      a.memory_mb -= slice.devices * w.original->HostMemoryPerDevice();
-    }
-    return change;
-  };
-  std::vector<size_t> order;
-  while (!changed.empty()) {
-    std::optional<size_t> fitting;
-    for (size_t k = 0; k < changed.size() && !fitting; ++k) {
-      bool fits = true;
-      for (const auto& [node, a] : delta(work_[changed[k]])) {
-        fits &= a.devices <= free[node].devices && a.cpus <= free[node].cpus &&
-                a.memory_mb <= free[node].memory_mb;
-      }
-      if (fits) fitting = k;
-    }
-    if (!fitting) break;
-    size_t pick = *fitting;
-    for (const auto& [node, a] : delta(work_[changed[pick]])) {
-      free[node].devices -= a.devices;
-      free[node].cpus -= a.cpus;
-      free[node].memory_mb -= a.memory_mb;
-    }
-    order.push_back(changed[pick]);
-    changed.erase(changed.begin() + static_cast<long>(pick));
-  }
-  return order;
 }
 
 // ---- model views ------------------------------------------------------------------------------
@@ -438,11 +385,13 @@ void Engine::Note(size_t i, const std::string& text) {
 void Engine::SetProtected(Work& w, bool on) {
   w.protected_sla = on;
   ++epoch_;
+  slopes_dirty_.push_back(static_cast<size_t>(&w - work_.data()));
 }
 
 // Keeps running_elastic_ in step with job i's allocation (and epoch_ with any change of a job).
 void Engine::TrackRunning(size_t i) {
   ++epoch_;
+  slopes_dirty_.push_back(i);
   const bool in = work_[i].running() && work_[i].s.elastic;
   auto at = std::lower_bound(running_elastic_.begin(), running_elastic_.end(), i);
   const bool was = at != running_elastic_.end() && *at == i;

@@ -5,7 +5,8 @@
 // decisions are applied in); rubick_policy.cc holds Algorithm 1's phases (protection,
 // privileged jobs, rigid-first, SortBySlope growth, consolidation) written against them;
 // rubick_reclaim.cc takes resources from other jobs for one job (shrink, preempt, CPUs);
-// rubick_guard.cc is elastic's guard of the rigid head's reservation.
+// rubick_guard.cc is elastic's guard of the rigid head's reservation; rubick_slope_index.h keeps
+// the shrink candidates by slope for rubick_reclaim.cc.
 // Not thread-safe; one Engine per Decide call, borrowing its arguments.
 #pragma once
 
@@ -18,6 +19,7 @@
 #include "scheduler/policy/placement.h"
 #include "scheduler/policy/policy.h"
 #include "scheduler/policy/reservation.h"
+#include "scheduler/policy/rubick_slope_index.h"
 
 namespace elastic::policy::rubick {
 
@@ -157,6 +159,8 @@ class Engine {
   double ShrinkSlope(const Work& w) const;
   const ShrinkView& ShrinkViewOf(const Work& w) const;
   double LowestShrinkSlope(const TypeInfo& type) const;
+  void RefreshSlopes() const;
+  void UpdateSlope(size_t i) const;
   double PreemptSlope(const Work& w) const;
   std::optional<Fit> PlaceReclaimingCpus(size_t i, const TypeInfo& type, int devices,
                                          double slope, bool below_minimum,
@@ -242,8 +246,13 @@ class Engine {
   // found none); until the next change every such scan finds none again. A long queue asks for
   // each pending job in turn while the cluster is full.
   mutable std::vector<long> no_shrink_at_;
-  // Per type: (epoch, LowestShrinkSlope at it).
-  mutable std::vector<std::pair<long, double>> lowest_shrink_;
+  // Running elastic jobs that could give a device back, by type and ShrinkSlope (the scans of
+  // LowestShrinkSlope and LowestSlopeOverMin, one per device reclaimed, read it instead), brought
+  // up to date with the jobs changed since (`slopes_dirty_`: TrackRunning, SetProtected, a start)
+  // when next read.
+  mutable SlopeIndex slopes_;
+  mutable bool slopes_built_ = false;
+  mutable std::vector<size_t> slopes_dirty_;
   // Jobs SetFit or Rollback changed, each with its device count before the first change (BySlope
   // re-ranks the jobs whose size a grant changed).
   std::vector<std::pair<size_t, int>> resized_;

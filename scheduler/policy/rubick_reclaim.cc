@@ -76,14 +76,36 @@ const ShrinkView& Engine::ShrinkViewOf(const Work& w) const {
   return view;
 }
 
-// The lowest ShrinkSlope of any job that could give a device of `type` back (infinity if none),
-// memoised per epoch: a lower bound for every GetLowestSlopeOverMinJob pick until a job changes.
+// Brings slopes_ up to date with the jobs changed since it was last read (all of them at first).
+void Engine::RefreshSlopes() const {
+  if (!slopes_built_) {
+    slopes_built_ = true;
+    slopes_dirty_ = running_elastic_;
+  }
+  for (size_t i : slopes_dirty_) UpdateSlope(i);
+  slopes_dirty_.clear();
+}
+
+void Engine::UpdateSlope(size_t i) const {
+  if (!std::binary_search(running_elastic_.begin(), running_elastic_.end(), i)) {
+    slopes_.Erase(i);
+    return;
+  }
+  const ShrinkView& view = ShrinkViewOf(work_[i]);
+  if (view.candidate) {
+    slopes_.Set(i, view.slope, -work_[i].s.submit_time_s, view.holds_type);  // later first
+  } else {
+    slopes_.Erase(i);
+  }
+}
+
+// The lowest ShrinkSlope of any job that could give a device of `type` back (infinity if none):
+// a lower bound for every GetLowestSlopeOverMinJob pick until a job changes.
 double Engine::LowestShrinkSlope(const TypeInfo& type) const {
   const size_t t = TypeIndex(type.name);
-  auto& [epoch, lowest] = lowest_shrink_[t];
-  if (epoch == epoch_) return lowest;
-  epoch = epoch_;
-  lowest = std::numeric_limits<double>::infinity();
+  RefreshSlopes();
+  if (!slopes_.has_nan()) return slopes_.Lowest(t);
+  double lowest = std::numeric_limits<double>::infinity();
   for (size_t i : running_elastic_) {
     const ShrinkView& view = ShrinkViewOf(work_[i]);
     if (view.candidate && view.holds_type[t]) lowest = std::min(lowest, view.slope);
@@ -92,20 +114,31 @@ double Engine::LowestShrinkSlope(const TypeInfo& type) const {
 }
 
 // GetLowestSlopeOverMinJob (line 13) among jobs holding devices of the type: ties go to the
-// later submission.
+// later submission. When the jobs it could pick (SlopeIndex::LowestChain) share one slope, the
+// pick is the index's first; else the scan visits only those, or every running elastic job
+// while some slope is NaN.
 std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t grower,
                                                  const std::vector<size_t>& refused) const {
   const size_t t = TypeIndex(type);
   if (types_[t].name != type) return std::nullopt;  // no job holds an unknown type
   if (no_shrink_at_[t] == epoch_) return std::nullopt;
-  bool any = false;  // a candidate, counting the grower and refused jobs
-  std::optional<size_t> lowest = LowestSlope(work_, running_elastic_, grower, refused,
-                                             [&](const Work& w) -> std::optional<double> {
-    const ShrinkView& view = ShrinkViewOf(w);
-    if (!view.candidate || !view.holds_type[t]) return {};
-    any = true;
-    return view.slope;
-  });
+  RefreshSlopes();
+  auto skip = [&](size_t i) {
+    return i == grower || std::find(refused.begin(), refused.end(), i) != refused.end();
+  };
+  std::optional<size_t> lowest;
+  if (!slopes_.has_nan()) lowest = slopes_.LowestOfOneSlope(t, kEpsilon, skip);
+  if (!lowest) {
+    const std::vector<size_t> scanned =
+        slopes_.has_nan() ? running_elastic_ : slopes_.LowestChain(t, kEpsilon, skip);
+    lowest = LowestSlope(work_, scanned, grower, refused,
+                         [&](const Work& w) -> std::optional<double> {
+      const ShrinkView& view = ShrinkViewOf(w);
+      if (!view.candidate || !view.holds_type[t]) return {};
+      return view.slope;
+    });
+  }
+  const bool any = lowest.has_value();  // a candidate other than the grower and refused jobs
   if (!any && refused.empty() &&
       !std::binary_search(running_elastic_.begin(), running_elastic_.end(), grower)) {
     no_shrink_at_[t] = epoch_;
@@ -265,6 +298,7 @@ bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, 
     w.type = type.name;
     ++w.revision;
     ++epoch_;
+    slopes_dirty_.push_back(i);
   }
   char text[240];
   std::snprintf(text, sizeof text,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <unordered_map>
 #include <vector>
 
 namespace elastic::policy {
@@ -11,7 +12,7 @@ namespace {
 // Devices per node, and the smallest node of each partition, read once per call: a guaranteed
 // job's claim then costs its own nodes, not a scan of the cluster.
 struct NodeDevices {
-  std::map<std::string, int> of_node;
+  std::unordered_map<std::string, int> of_node;  // looked up, never iterated
   std::map<std::string, int> smallest_in_partition;
 
   explicit NodeDevices(const SlurmView& view) {
@@ -75,9 +76,11 @@ std::map<std::uint32_t, bool> QuotaStanding(
     const SlurmView& view, const std::map<std::uint32_t, int>& min_nodes,
     const std::optional<std::map<std::string, int>>& quotas) {
   std::map<std::uint32_t, bool> standing;
+  const std::vector<const SlurmJob*> order = ClaimOrder(view);
+  if (order.empty()) return standing;  // most clusters: no guaranteed job, no node table
   std::map<std::string, long long> claimed;
   const NodeDevices devices(view);
-  for (const SlurmJob* job : ClaimOrder(view)) {
+  for (const SlurmJob* job : order) {
     if (!quotas) {
       standing[job->job_id] = true;
       continue;

@@ -1,0 +1,81 @@
+// NodeTable: the cycle's nodes by index in name order (see node_table.h).
+#include "scheduler/policy/node_table.h"
+
+#include <algorithm>
+
+#include "scheduler/policy/node_types.h"
+
+namespace elastic::policy {
+
+NodeTable::NodeTable(const SlurmView& view, const std::map<std::string, double>& node_types) {
+  std::vector<std::string_view> names;
+  names.reserve(view.nodes.size());
+  for (const SlurmNode& node : view.nodes) names.push_back(node.name);
+  Index(names);
+  // Nodes only jobs name: rare (a node gone from the view), so checked before re-indexing.
+  bool missing = false;
+  for (const SlurmJob& job : view.jobs) {
+    if (job.state != SlurmJobState::kRunning) continue;
+    for (const std::string& n : job.nodes) {
+      if (Find(n) < 0) names.push_back(n), missing = true;
+    }
+  }
+  if (missing) Index(names);
+  for (const SlurmNode& node : view.nodes) {
+    LiveNode& live = nodes_[Find(node.name)];
+    const NodeType type = NodeTypeOf(node, node_types);
+    live.cpus = node.cpus;
+    live.devices = std::max(node.devices, 1);
+    live.device_type = type.name;
+    live.capability = type.capability;
+  }
+}
+
+void NodeTable::Index(std::vector<std::string_view> names) {
+  // Slurm lists nodes in its configuration's order, usually sorted already.
+  if (!std::is_sorted(names.begin(), names.end())) std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::vector<LiveNode> nodes(names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) nodes[i] = LiveNode{std::string(names[i]), 0, 1};
+  nodes_ = std::move(nodes);
+  std::size_t size = 16;
+  while (size < 2 * nodes_.size()) size *= 2;  // at most half full
+  slots_.assign(size, -1);
+  hash_.resize(nodes_.size());
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    hash_[i] = Hash(nodes_[i].name);
+    std::size_t slot = hash_[i] & (size - 1);
+    while (slots_[slot] >= 0) slot = (slot + 1) & (size - 1);
+    slots_[slot] = static_cast<int>(i);
+  }
+}
+
+std::uint64_t NodeTable::Hash(std::string_view name) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ULL;
+  return h ^ (h >> 29);  // the low bits pick the slot: fold the high ones in
+}
+
+int NodeTable::Find(std::string_view name) const {
+  const std::uint64_t h = Hash(name);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t slot = h & mask; slots_[slot] >= 0; slot = (slot + 1) & mask) {
+    const int i = slots_[slot];
+    if (hash_[i] == h && nodes_[i].name == name) return i;
+  }
+  return -1;
+}
+
+std::vector<int> NodeTable::FindAll(const std::vector<std::string>& names) const {
+  std::vector<int> out;
+  out.reserve(names.size());
+  for (const std::string& n : names) {
+    const int i = Find(n);
+    if (i >= 0) out.push_back(i);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace elastic::policy

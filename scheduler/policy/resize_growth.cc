@@ -1,0 +1,143 @@
+// ResizeGrowth: step 2 of the resize decision, by a Policy or the greedy rule (see
+// resize_growth.h and resize_decision.h).
+#include "scheduler/policy/resize_growth.h"
+
+#include <algorithm>
+#include <map>
+
+#include "scheduler/policy/live_policy.h"
+
+namespace elastic::policy {
+
+ResizeGrowth::ResizeGrowth(ResizeCycle& cycle, const Policy* policy)
+    : cycle_(cycle), policy_(policy), granted_(static_cast<std::size_t>(cycle.nodes.size())) {}
+
+void ResizeGrowth::Run() {
+  for (auto& [partition, pool] : cycle_.pools) {
+    if (policy_) {
+      DecideByPolicy(partition, pool);
+    } else {
+      Grow(partition, pool);
+    }
+  }
+}
+
+bool ResizeGrowth::MayGrow(const Candidate& c, std::string& why) const {
+  const ResizeDecisionOptions& options = cycle_.options;
+  const std::int64_t since = cycle_.view.now - c.job->last_resize;
+  if (c.job->last_resize > 0 && since < options.min_resize_interval_s) {
+    why = "min resize interval: " + std::to_string(options.min_resize_interval_s - since) +
+          " s left";
+    return false;
+  }
+  // Rubick §5.3: (T - N*delta)/T >= threshold, T = time since start, N counts this resize.
+  const double t = static_cast<double>(cycle_.view.now - c.slurm->start_time);
+  const double n = c.job->resizes + 1;
+  if (t <= 0 || (t - n * options.resize_cost_s) / t < options.reconfig_penalty) {
+    why = "reconfiguration penalty: (T - N*delta)/T < " + std::to_string(options.reconfig_penalty);
+    return false;
+  }
+  return true;
+}
+
+void ResizeGrowth::Grow(const std::string& partition, PartitionPool& pool) {
+  std::vector<int> free;
+  for (int n : pool.idle) {
+    if (!pool.no_grow[n]) free.push_back(n);
+  }
+  std::vector<Candidate*> growers;
+  for (Candidate* c : cycle_.InPartition(partition, false)) {
+    if (c->nodes != c->original) continue;  // shrinking this cycle
+    if (static_cast<int>(c->nodes.size()) >= c->job->max_nodes) continue;
+    std::string why;
+    if (MayGrow(*c, why)) growers.push_back(c);
+    else if (!free.empty()) cycle_.held.push_back({c->job->job_id, "grow held back: " + why});
+  }
+  std::size_t next = 0;
+  while (next < free.size()) {
+    // EasyScale §3.5: every job proposes each size it could reach; best gain per node wins.
+    Candidate* best = nullptr;
+    int best_to = 0;
+    double best_gain = 1e-9;
+    for (Candidate* c : growers) {
+      const NodeSize now = cycle_.SizeOf(c->nodes);
+      const int limit =
+          std::min<int>(c->job->max_nodes, now.nodes + static_cast<int>(free.size() - next));
+      // Gain's terms, the one at `now` read once per job and round instead of per size.
+      const double speed_now = cycle_.Speedup(c->job->ests, now.devices, now.nodes);
+      NodeSize to = now;  // grows onto free[next], free[next + 1], ... in that order
+      while (to.nodes < limit) {
+        to.devices +=
+            cycle_.nodes.Devices(free[next + static_cast<std::size_t>(to.nodes - now.nodes)]);
+        ++to.nodes;
+        const double gain =
+            (cycle_.Speedup(c->job->ests, to.devices, to.nodes) - speed_now) / (to.nodes - now.nodes);
+        if (gain > best_gain) best = c, best_to = to.nodes, best_gain = gain;
+      }
+    }
+    if (!best) break;
+    while (static_cast<int>(best->nodes.size()) < best_to) {
+      const int n = free[next++];
+      auto at = std::lower_bound(best->nodes.begin(), best->nodes.end(), n);
+      if (at == best->nodes.end() || *at != n) best->nodes.insert(at, n);
+    }
+    cycle_.reasons[best->job->job_id] =
+        std::to_string(best->nodes.size() - best->original.size()) +
+        " idle node(s) that no pending job's planned start needs";
+  }
+}
+
+LiveJob ResizeGrowth::ToLiveJob(const Candidate& c, bool may_resize) const {
+  LiveJob job;
+  job.job_id = c.job->job_id;
+  for (int n : c.nodes) job.nodes.push_back(cycle_.nodes.Name(n));
+  job.batch_host = c.slurm->batch_host;
+  job.min_nodes = c.job->min_nodes;
+  job.max_nodes = c.job->max_nodes;
+  job.ests = c.job->ests;
+  job.start_time = c.slurm->start_time;
+  job.end_time = c.slurm->end_time;
+  job.last_resize = c.job->last_resize;
+  job.resizes = c.job->resizes;
+  job.speed_curve = c.job->speed_curve;
+  job.may_resize = may_resize;
+  return job;
+}
+
+// The partition's jobs that take no part in step 1's shrinks, the nodes they hold, and the idle
+// nodes nobody claimed, planned or reserved. A node in several partitions is handed out once per
+// cycle.
+void ResizeGrowth::DecideByPolicy(const std::string& partition, PartitionPool& pool) {
+  LivePartition live;
+  live.now = cycle_.view.now;
+  for (int n : pool.idle) {
+    if (!pool.no_grow[n] && !granted_[n]) live.free.push_back(cycle_.nodes.Node(n));
+  }
+  std::map<std::uint32_t, Candidate*> by_id;
+  for (Candidate* c : cycle_.InPartition(partition, false)) {
+    if (c->nodes != c->original) continue;             // shrinking for a waiting job
+    if (policed_.contains(c->job->job_id)) continue;  // decided in another partition
+    policed_.insert(c->job->job_id);
+    std::string why;
+    const bool may_resize = MayGrow(*c, why);
+    const bool could_grow = static_cast<int>(c->nodes.size()) < c->job->max_nodes;
+    if (!may_resize && could_grow && !live.free.empty()) {
+      cycle_.held.push_back({c->job->job_id, "grow held back: " + why});
+    }
+    for (int n : c->nodes) live.held.push_back(cycle_.nodes.Node(n));
+    by_id[c->job->job_id] = c;
+    live.jobs.push_back(ToLiveJob(*c, may_resize));
+  }
+  const LiveOptions options = LiveOptionsFrom(cycle_.options);
+  for (const LiveChange& change : DecideLive(*policy_, live, options)) {
+    Candidate* c = by_id.at(change.job_id);
+    NodeList target = cycle_.nodes.FindAll(change.target);  // nodes handed in: all in the table
+    for (int n : target) {
+      if (!Holds(c->nodes, n)) granted_[n] = true;
+    }
+    c->nodes = std::move(target);
+    cycle_.reasons[change.job_id] = change.reason;
+  }
+}
+
+}  // namespace elastic::policy

@@ -1,0 +1,36 @@
+// Step 2 of the resize decision (resize_decision.h): the elastic jobs step 1 left alone grow
+// (or, by a Policy, shrink for steeper ones) among the idle nodes nobody claimed, planned or
+// reserved, partition by partition: by the configured Policy through the live adapter
+// (live_policy.h), else by the original greedy rule. One cycle, one thread.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scheduler/policy/policy.h"
+#include "scheduler/policy/resize_cycle.h"
+
+namespace elastic::policy {
+
+class ResizeGrowth {
+ public:
+  // `policy`: nullptr for the greedy rule.
+  ResizeGrowth(ResizeCycle& cycle, const Policy* policy);
+  // Every partition in name order; changes the cycle's candidates, reasons and holds.
+  void Run();
+
+ private:
+  bool MayGrow(const Candidate& c, std::string& why) const;
+  void Grow(const std::string& partition, PartitionPool& pool);
+  void DecideByPolicy(const std::string& partition, PartitionPool& pool);
+  LiveJob ToLiveJob(const Candidate& c, bool may_resize) const;
+
+  ResizeCycle& cycle_;
+  const Policy* policy_;
+  std::vector<bool> granted_;        // by node index: grown into this cycle (policy path)
+  std::set<std::uint32_t> policed_;  // jobs the policy has seen this cycle
+};
+
+}  // namespace elastic::policy
