@@ -1,11 +1,11 @@
 // Internal to rubick_policy.cc: the working state of one RubickPolicy::Decide call.
 //
-// Four parts: rubick_engine.cc holds the mechanics (model views, the ledger of
+// The parts: rubick_engine.cc holds the mechanics (model views, the ledger of
 // devices/CPUs/memory, placement with CPU and offload-memory choice, undo, and the order
 // decisions are applied in); rubick_policy.cc holds Algorithm 1's phases (protection,
 // privileged jobs, rigid-first, SortBySlope growth, consolidation) written against them;
 // rubick_reclaim.cc takes resources from other jobs for one job (shrink, preempt, CPUs);
-// rubick_guard.cc is elastic's guard of the rigid head's reservation; rubick_slope_index.h keeps
+// rubick_compact.cc makes room on the fewest nodes for a guaranteed claim; rubick_guard.cc is elastic's guard of the rigid head's reservation; rubick_slope_index.h keeps
 // the shrink candidates by slope for rubick_reclaim.cc.
 // Not thread-safe; one Engine per Decide call, borrowing its arguments.
 #pragma once
