@@ -78,50 +78,56 @@ std::optional<size_t> Engine::VictimOn(size_t i, int node, bool may_preempt,
   return best;
 }
 
-// Frees `devices` devices of `type` for job i on the fewest nodes: one node that can hold
-// them all (the one needing the fewest taken), else whole nodes that can be emptied. Returns
-// whether that room is there; nothing is taken when it already was or cannot be made. Each step
-// is logged in `undo`.
-bool Engine::MakeCompactRoom(size_t i, const TypeInfo& type, int devices,
-                             std::vector<Undo>& undo) {
+// Where to make room for `devices` devices of `type` for job i on the fewest nodes: one node
+// that can hold them all (the one needing the fewest devices taken), else whole nodes that can
+// be emptied; each with the devices wanted free there. Empty when such room is already free;
+// nothing when it cannot be made. A running job's own devices count as free: it gives them back
+// when re-placed (Repack). Devices only: CPUs short beside free devices are Acquire's to reclaim.
+std::optional<Engine::RoomPlan> Engine::PlanCompactRoom(size_t i, const TypeInfo& type,
+                                                        int devices, bool may_preempt) const {
   const Work& w = work_[i];
-  const bool may_preempt = options_.preempt_best_effort && preempt_allowed_;
-  std::vector<std::pair<int, int>> plan;  // (node, devices wanted free there)
-  std::vector<std::pair<int, int>> fits;  // (devices to take, node) for a one-node claim
+  std::vector<std::pair<int, int>> fits;   // (devices to take, node) for a one-node claim
   std::vector<std::pair<int, int>> whole;  // (devices to take, node) for emptiable nodes
   int free_whole = 0;
   const std::vector<int> reclaimable = ReclaimablePerNode(i, may_preempt);
   for (size_t n = 0; n < cluster_.nodes.size(); ++n) {
     const NodeState& node = cluster_.nodes[n];
     if (node.device_type != type.name) continue;
-    // Devices only: CPUs short beside free devices are Acquire's to reclaim (PlaceReclaimingCpus).
-    // A running job's own devices count: it gives them back when re-placed (Repack).
-    const int available =
-        ledger_.FreeDevices(static_cast<int>(n)) + DevicesOn(w.s.allocation, static_cast<int>(n));
-    if (devices <= node.devices && available >= devices) return true;  // already compact
+    const int node_index = static_cast<int>(n);
+    const int available = ledger_.FreeDevices(node_index) + DevicesOn(w.s.allocation, node_index);
+    if (devices <= node.devices && available >= devices) return RoomPlan{};
     if (available >= node.devices) ++free_whole;
     const int reachable = available + reclaimable[n];
     if (devices <= node.devices && reachable >= devices) {
-      fits.emplace_back(devices - available, static_cast<int>(n));
+      fits.emplace_back(devices - available, node_index);
     }
-    if (reachable >= node.devices) whole.emplace_back(node.devices - available, static_cast<int>(n));
+    if (reachable >= node.devices) whole.emplace_back(node.devices - available, node_index);
   }
-  if (!fits.empty()) {
-    plan.emplace_back(std::min_element(fits.begin(), fits.end())->second, devices);
-  } else {
-    std::sort(whole.begin(), whole.end());
-    int left = devices;
-    for (const auto& [take, n] : whole) {
-      if (left <= 0) break;
-      const int here = std::min(cluster_.nodes[n].devices, left);
-      plan.emplace_back(n, here);
-      left -= here;
-    }
-    if (free_whole * type.per_node >= devices) return true;
-    if (left > 0) return false;
+  if (!fits.empty()) return RoomPlan{{std::min_element(fits.begin(), fits.end())->second, devices}};
+  if (free_whole * type.per_node >= devices) return RoomPlan{};
+  std::sort(whole.begin(), whole.end());
+  RoomPlan plan;
+  int left = devices;
+  for (auto it = whole.begin(); it != whole.end() && left > 0; ++it) {
+    const int here = std::min(cluster_.nodes[it->second].devices, left);
+    plan.emplace_back(it->second, here);
+    left -= here;
   }
+  if (left > 0) return std::nullopt;
+  return plan;
+}
+
+// Frees devices for job i on the fewest nodes (PlanCompactRoom): on each planned node, jobs above
+// their floor give devices back, lowest slope first, then best-effort jobs are preempted. Returns
+// whether the room is there; each step is logged in `undo` (the caller rolls back on false).
+bool Engine::MakeCompactRoom(size_t i, const TypeInfo& type, int devices,
+                             std::vector<Undo>& undo) {
+  const bool may_preempt = options_.preempt_best_effort && preempt_allowed_;
+  const std::optional<RoomPlan> plan = PlanCompactRoom(i, type, devices, may_preempt);
+  if (!plan) return false;
+  const Work& w = work_[i];
   Reclaimed tally;
-  for (const auto& [node, wanted] : plan) {
+  for (const auto& [node, wanted] : *plan) {
     std::vector<size_t> refused;
     while (ledger_.FreeDevices(node) + DevicesOn(w.s.allocation, node) < wanted) {
       bool preempt = false;
@@ -138,7 +144,7 @@ bool Engine::MakeCompactRoom(size_t i, const TypeInfo& type, int devices,
     }
   }
   if (tally.devices + tally.preempted > 0) {
-    Note(i, "room on " + std::to_string(plan.size()) + " node(s): " +
+    Note(i, "room on " + std::to_string(plan->size()) + " node(s): " +
                 std::to_string(tally.devices) + " reclaimed, " + std::to_string(tally.preempted) +
                 " preempted");
   }

@@ -171,6 +171,9 @@ class Engine {
   bool Preemptable(const Work& w) const;
 
   // ---- room on few nodes for a guaranteed claim (rubick_compact.cc) ------------------------
+  using RoomPlan = std::vector<std::pair<int, int>>;  // (node, devices wanted free there)
+  std::optional<RoomPlan> PlanCompactRoom(size_t i, const TypeInfo& type, int devices,
+                                          bool may_preempt) const;
   bool MakeCompactRoom(size_t i, const TypeInfo& type, int devices, std::vector<Undo>& undo);
   void Repack(size_t i);
   double OwedSpeed(const Work& w) const;
