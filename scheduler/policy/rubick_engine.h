@@ -1,8 +1,8 @@
 // Internal to rubick_policy.cc: the working state of one RubickPolicy::Decide call.
 //
 // Four parts: rubick_engine.cc holds the mechanics (model views, the ledger of
-// devices/CPUs/memory, placement with CPU and offload-memory choice, undo, and the order
-// decisions are applied in); rubick_policy.cc holds Algorithm 1's phases (protection,
+// devices/CPUs/memory, undo, and the order decisions are applied in), with rubick_placement.cc
+// placing one job (CPU and offload-memory choice, growth in place or re-placed); rubick_policy.cc holds Algorithm 1's phases (protection,
 // privileged jobs, rigid-first, SortBySlope growth, consolidation) written against them;
 // rubick_reclaim.cc takes resources from other jobs for one job (shrink, preempt, CPUs);
 // rubick_guard.cc is elastic's guard of the rigid head's reservation; rubick_slope_index.h keeps
@@ -193,7 +193,7 @@ class Engine {
   bool MayResize(const Work& w) const;
   double EndEstimate(const Work& w, const Allocation& allocation) const;
 
-  // ---- placement -----------------------------------------------------------------------------
+  // ---- placement (rubick_placement.cc) -----------------------------------------------------
   std::optional<Fit> PlaceGrowth(const Work& w, const std::string& type, int devices);
   std::optional<Fit> Replace(const Work& w, const std::string& type, int count);
   std::vector<std::pair<int, std::int64_t>> ResourceChoices(const Work& w, const TypeInfo& type,
