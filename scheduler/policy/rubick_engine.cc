@@ -14,9 +14,12 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
                const PolicyOptions& options, const EngineOptions& engine)
     : cluster_(cluster), now_(now_s), options_(options), engine_(engine), ledger_(cluster) {
   for (const std::string& name : TypesByCapability(cluster)) {
-    TypeInfo info{name, 1.0, 1, 0, 0};
+    TypeInfo info{name, 1.0, 1, 0, 0, true};
+    bool first = true;
     for (const NodeState& node : cluster.nodes) {
       if (node.device_type != name) continue;
+      info.one_shape &= node.devices <= 1 && (first || node.capability == info.capability);
+      first = false;
       info.capability = node.capability;
       info.per_node = std::max(info.per_node, node.devices);
       info.total += node.devices;

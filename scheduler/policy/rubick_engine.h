@@ -33,6 +33,9 @@ struct TypeInfo {
   int per_node = 1;  // largest node of the type
   int total = 0;
   int cpus_per_device = 0;  // fewest CPUs per device on a node of the type
+  // Every node of the type has at most one device and the same capability: any n devices of it
+  // have one shape (n nodes), wherever they are.
+  bool one_shape = true;
 };
 
 // One job's compact-placement speed curve for one (device type, CPUs per device): the model's
@@ -196,6 +199,7 @@ class Engine {
   // ---- placement (rubick_placement.cc) -----------------------------------------------------
   std::optional<Fit> PlaceGrowth(const Work& w, const std::string& type, int devices);
   std::optional<Fit> Replace(const Work& w, const std::string& type, int count);
+  bool PlacementIsMoot(const Work& w, const std::string& type) const;
   std::vector<std::pair<int, std::int64_t>> ResourceChoices(const Work& w, const TypeInfo& type,
                                                             int count) const;
   Fit Current(const Work& w) const;

@@ -71,6 +71,19 @@ std::optional<Fit> Engine::Replace(const Work& w, const std::string& type, int c
   return best;
 }
 
+// Whether every placement of w on n devices of `type` runs at one speed, so that re-placing it
+// can never beat growing it in place or leaving it: the type has one shape (TypeInfo), w holds
+// only devices of it, and w has one resource choice, its own (ResourceChoices). Live jobs on
+// one-device nodes are all like that; re-placing each every cycle was ~10 % of its CPU time.
+bool Engine::PlacementIsMoot(const Work& w, const std::string& type) const {
+  if (!Type(type).one_shape || Type(type).name != type || w.cpu_adaptive) return false;
+  const model::JobProfile& profile = w.s.profile;
+  if (profile.plan == model::Plan::kAuto && profile.offload_host_mb > 0.0) return false;
+  return std::all_of(w.s.allocation.begin(), w.s.allocation.end(), [&](const Slice& slice) {
+    return cluster_.nodes[slice.node].device_type == type;
+  });
+}
+
 // The job's whole allocation after `devices` more of `type`, placed by the model (Rubick §5.2:
 // the curves see the inter-node bandwidth, so a job spread over nodes is slower): grown in place
 // with its CPUs, or re-placed from scratch with any of its resource choices, whichever is faster
@@ -81,6 +94,11 @@ std::optional<Fit> Engine::PlaceGrowth(const Work& w, const std::string& type, i
   if (std::optional<Allocation> delta = PickDevices(cluster_, ledger_, w.s, type, devices)) {
     Allocation grown = Merge(w.s.allocation, *delta);
     best = Fit{grown, w.s.cpus_per_device, w.s.offload_mb_per_device, Speed(w, grown)};
+  }
+  // Re-placed, it would run exactly as fast as grown in place: in place wins ties.
+  if (best && PlacementIsMoot(w, type)) {
+    if (best->speed <= Speed(w, w.s.allocation) + kEpsilon) return std::nullopt;
+    return best;
   }
   std::optional<Fit> moved = Replace(w, type, DeviceCount(w.s.allocation) + devices);
   if (moved && (!best || moved->speed > best->speed + kEpsilon)) best = moved;
