@@ -196,15 +196,36 @@ double Engine::EndEstimate(const Work& w, const Allocation& allocation) const {
 
 // ---- ledger and undo --------------------------------------------------------------------------
 
+// The ledger after giving `from` back and taking `to`. With the same CPUs and memory per device
+// on both sides only the nodes whose device count changes are touched (a shrink by one device
+// re-buckets one node, not every node of the job twice); the ledger ends the same either way.
 void Engine::Move(const JobState& from, const JobState& to) {
-  ledger_.Give(from.allocation, from);
-  ledger_.Take(to.allocation, to);
-  for (const Slice& slice : from.allocation) {
-    free_[cluster_.nodes[slice.node].device_type] += slice.devices;
+  if (from.cpus_per_device != to.cpus_per_device ||
+      from.HostMemoryPerDevice() != to.HostMemoryPerDevice()) {
+    ledger_.Give(from.allocation, from);
+    ledger_.Take(to.allocation, to);
+    for (const Slice& slice : from.allocation) {
+      free_[cluster_.nodes[slice.node].device_type] += slice.devices;
+    }
+    for (const Slice& slice : to.allocation) {
+      free_[cluster_.nodes[slice.node].device_type] -= slice.devices;
+    }
+    return;
   }
-  for (const Slice& slice : to.allocation) {
-    free_[cluster_.nodes[slice.node].device_type] -= slice.devices;
+  Allocation net = from.allocation;  // devices given back per node (< 0: taken)
+  for (const Slice& slice : to.allocation) net.push_back({slice.node, -slice.devices});
+  std::sort(net.begin(), net.end(), [](const Slice& a, const Slice& b) { return a.node < b.node; });
+  Allocation given, taken;
+  for (size_t k = 0; k < net.size();) {
+    int devices = 0;
+    const int node = net[k].node;
+    for (; k < net.size() && net[k].node == node; ++k) devices += net[k].devices;
+    if (devices > 0) given.push_back({node, devices});
+    if (devices < 0) taken.push_back({node, -devices});
+    if (devices != 0) free_[cluster_.nodes[node].device_type] += devices;
   }
+  ledger_.Give(given, from);
+  ledger_.Take(taken, to);
 }
 
 // Gives job i these resources if the guard allows it; logs the old state for rollback.
