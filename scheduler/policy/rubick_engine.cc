@@ -29,6 +29,12 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
     free_[name] = ledger_.FreeDevicesOfType(name);
     types_.push_back(info);
   }
+  node_type_.reserve(cluster.nodes.size());
+  for (const NodeState& node : cluster.nodes) {
+    const size_t t = TypeIndex(node.device_type);
+    const bool known = t < types_.size() && types_[t].name == node.device_type;
+    node_type_.push_back(known ? static_cast<int>(t) : -1);
+  }
   work_.reserve(jobs.size());
   for (const JobState& job : jobs) {
     Work w;
@@ -287,17 +293,17 @@ void Engine::Rollback(std::vector<Undo>& undo) {
 // The device type holding most of the allocation's devices (the fastest on ties): the type a
 // job spread over several is ranked, shrunk and re-placed on.
 std::string Engine::MainType(const Allocation& allocation) const {
-  std::map<std::string, int> per_type;
+  std::vector<int> per_type(types_.size(), 0);
   for (const Slice& slice : allocation) {
-    per_type[cluster_.nodes[slice.node].device_type] += slice.devices;
+    const int t = node_type_[slice.node];
+    if (t >= 0) per_type[t] += slice.devices;
   }
   std::string main;
   int most = 0;
-  for (const TypeInfo& type : types_) {  // fastest first
-    auto it = per_type.find(type.name);
-    if (it != per_type.end() && it->second > most) {
-      main = type.name;
-      most = it->second;
+  for (size_t t = 0; t < types_.size(); ++t) {  // fastest first
+    if (per_type[t] > most) {
+      main = types_[t].name;
+      most = per_type[t];
     }
   }
   return main;

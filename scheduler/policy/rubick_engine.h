@@ -238,6 +238,7 @@ class Engine {
   FreeLedger ledger_;
   std::map<std::string, int> free_;  // free devices per type, kept in step with ledger_
   std::vector<TypeInfo> types_;      // fastest first
+  std::vector<int> node_type_;       // by node: its index in types_ (-1: none)
   std::vector<Work> work_;
   // Pending jobs (as they were when Decide was called) in queue order (QueueOrder), as indices.
   std::vector<size_t> queue_;

@@ -71,7 +71,7 @@ const ShrinkView& Engine::ShrinkViewOf(const Work& w) const {
   view.slope = view.candidate ? ShrinkSlope(w) : 0.0;
   view.holds_type.assign(types_.size(), false);
   for (const Slice& slice : w.s.allocation) {
-    view.holds_type[TypeIndex(cluster_.nodes[slice.node].device_type)] = true;
+    view.holds_type[std::max(node_type_[slice.node], 0)] = true;  // TypeIndex's 0 for none
   }
   return view;
 }
