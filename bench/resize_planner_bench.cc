@@ -5,6 +5,8 @@
 // rule (the 3-argument DecideResizes). Median of N repeats (argv[1], default 21; fewer at the
 // larger sizes, never under 3) of the CPU time of this thread and of the wall time (the machine
 // may be loaded: CPU time is the figure to compare), then how the cost grows with the size.
+// Optional argv[2..4] keep one scale (1, 3 or 10), scenario and policy: for profiling one row
+// under callgrind without the others' instructions.
 // Target (issue 28): <= 10 ms per cycle at 10,000 nodes / 5,000 jobs.
 #include <time.h>
 
@@ -179,18 +181,24 @@ double Bench(const char* scenario, const Scenario& s, const char* label, const P
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 21;
+  const int only_scale = argc > 2 ? std::atoi(argv[2]) : 0;
+  const std::string only_scenario = argc > 3 ? argv[3] : "";
+  const std::string only_policy = argc > 4 ? argv[4] : "";
   const int kScales[] = {1, 3, 10};
   const char* kPolicies[] = {"greedy", "easyscale", "rubick", "elastic"};
   std::map<std::string, std::vector<double>> cpu;  // "scenario policy" -> per scale
   for (int scale : kScales) {
+    if (only_scale != 0 && scale != only_scale) continue;
     const int runs = std::max(3, repeats / scale);
     std::printf("%d nodes / %d jobs, median of %d cycles (CPU time of the thread; target <= 10 "
                 "ms)\n",
                 1000 * scale, 500 * scale, runs);
     for (bool pressure : {false, true}) {
-      const Scenario s = MakeScenario(pressure, scale);
       const char* scenario = pressure ? "pressure" : "grow";
+      if (!only_scenario.empty() && only_scenario != scenario) continue;
+      const Scenario s = MakeScenario(pressure, scale);
       for (const char* name : kPolicies) {
+        if (!only_policy.empty() && only_policy != name) continue;
         std::unique_ptr<Policy> policy;
         if (std::string(name) != "greedy") {
           auto made = MakePolicy(name, LivePolicyOptions(LiveOptionsFrom(BenchOptions())));
@@ -205,6 +213,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (only_scale != 0) return 0;  // growth needs all three sizes
   std::printf("cost growth (CPU ms ratio; sizes grow 3x and 10x):\n");
   for (const auto& [row, ms] : cpu) {
     std::printf("%-20s 3x: %5.1fx  10x: %5.1fx\n", row.c_str(), ms[1] / std::max(ms[0], 1e-6),

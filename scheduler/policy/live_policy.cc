@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,8 +16,22 @@ namespace {
 // but finite so its slope still counts, and equal among such jobs so they rank by slope alone.
 constexpr double kNoLimitWork = 365.0 * 86400.0;
 
-// Looked up, never iterated: hashed.
-using NodeIndex = std::unordered_map<std::string, int>;
+// Looked up, never iterated: hashed. Keys view the partition's node names.
+using NodeIndex = std::unordered_map<std::string_view, int>;
+
+// Node names, sorted and unique (the order of a std::set<std::string>, without a tree node and a
+// string copy per name: ToLiveChanges handles every changed job's nodes).
+using NameList = std::vector<std::string_view>;
+
+NameList SortedUnique(NameList names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+bool Has(const NameList& names, std::string_view name) {
+  return std::binary_search(names.begin(), names.end(), name);
+}
 
 // The job's slices: every device of each of its nodes. Its devices count a node the cluster
 // does not show as 1, as the node-for-device model did.
@@ -122,8 +135,10 @@ PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& opt
   PolicyInput input;
   NodeIndex index;
   index.reserve(partition.held.size() + partition.free.size());
+  input.cluster.nodes.reserve(partition.held.size() + partition.free.size());
   auto add = [&](const LiveNode& node, bool free) {
-    if (index.contains(node.name)) return;
+    const int next = static_cast<int>(input.cluster.nodes.size());
+    if (!index.try_emplace(node.name, next).second) return;
     NodeState n;
     n.name = node.name;
     n.device_type = node.device_type;
@@ -132,11 +147,11 @@ PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& opt
     n.free_devices = free ? n.devices : 0;
     n.cpus = node.cpus;
     n.free_cpus = free ? node.cpus : 0;
-    index[node.name] = static_cast<int>(input.cluster.nodes.size());
     input.cluster.nodes.push_back(std::move(n));
   };
   for (const LiveNode& node : partition.held) add(node, false);
   for (const LiveNode& node : partition.free) add(node, true);
+  input.jobs.reserve(partition.jobs.size());
   for (const LiveJob& live : partition.jobs) {
     input.jobs.push_back(ToJobState(live, input.cluster, index, options));
   }
@@ -146,8 +161,10 @@ PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& opt
 std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const PolicyInput& input,
                                       const PolicyOutput& output, std::string_view policy_name) {
   std::unordered_map<std::string, const LiveJob*> jobs;  // looked up, never iterated
+  jobs.reserve(partition.jobs.size());
   for (const LiveJob& job : partition.jobs) jobs[std::to_string(job.job_id)] = &job;
-  std::unordered_set<std::string> growable;
+  std::unordered_set<std::string_view> growable;
+  growable.reserve(partition.free.size());
   for (const LiveNode& node : partition.free) growable.insert(node.name);
   std::vector<LiveChange> changes;
   for (const Decision& decision : output.decisions) {
@@ -155,45 +172,47 @@ std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const Poli
     auto it = jobs.find(decision.job_id);
     if (it == jobs.end() || !it->second->may_resize) continue;
     const LiveJob& job = *it->second;
-    std::set<std::string> now(job.nodes.begin(), job.nodes.end());
-    std::set<std::string> next;
+    const NameList now = SortedUnique(NameList(job.nodes.begin(), job.nodes.end()));
+    NameList next;
     for (const Slice& slice : decision.allocation) {
       if (slice.devices > 0 && slice.node >= 0 &&
           slice.node < static_cast<int>(input.cluster.nodes.size())) {
-        next.insert(input.cluster.nodes[slice.node].name);
+        next.push_back(input.cluster.nodes[slice.node].name);
       }
     }
+    next = SortedUnique(std::move(next));
     const int from = static_cast<int>(now.size());
     const int to = std::clamp(static_cast<int>(next.size()), std::min(job.min_nodes, from),
                               std::max(job.max_nodes, from));
-    std::set<std::string> target = now;
+    NameList target = now;
     std::string note;
     if (to > from) {
       int added = 0;
-      for (const std::string& n : next) {
+      for (std::string_view n : next) {
         if (added == to - from) break;
-        if (now.contains(n) || !growable.contains(n)) continue;
-        target.insert(n);
+        if (Has(now, n) || !growable.contains(n)) continue;
+        target.push_back(n);
         growable.erase(n);  // one job per node, even if a policy were to double-book
         ++added;
       }
+      target = SortedUnique(std::move(target));
       if (added < to - from) {
         note = "; " + std::to_string(to - from - added) +
                " more once the nodes it takes from other jobs are released";
       }
     } else if (to < from) {
       // Release what the policy dropped, then (batch host kept) the last names of the rest.
-      std::vector<std::string> order;
-      for (const std::string& n : now) {
-        if (!next.contains(n) && n != job.batch_host) order.push_back(n);
+      NameList order;
+      for (std::string_view n : now) {
+        if (!Has(next, n) && n != job.batch_host) order.push_back(n);
       }
-      std::vector<std::string> rest;
-      for (const std::string& n : now) {
-        if (next.contains(n) && n != job.batch_host) rest.push_back(n);
+      NameList rest;
+      for (std::string_view n : now) {
+        if (Has(next, n) && n != job.batch_host) rest.push_back(n);
       }
       order.insert(order.end(), rest.rbegin(), rest.rend());
       for (int i = 0; i < from - to && i < static_cast<int>(order.size()); ++i) {
-        target.erase(order[i]);
+        target.erase(std::lower_bound(target.begin(), target.end(), order[i]));
       }
     }
     if (target == now) continue;  // equal-size moves (re-placement) are not done live

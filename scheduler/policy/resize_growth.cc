@@ -53,26 +53,31 @@ void ResizeGrowth::Grow(const std::string& partition, PartitionPool& pool) {
     if (MayGrow(*c, why)) growers.push_back(c);
     else if (!free.empty()) cycle_.held.push_back({c->job->job_id, "grow held back: " + why});
   }
+  // With every free node the same size, a job's gains do not depend on which free nodes come
+  // next: each job is priced once and again only after it grew, not once per grant.
+  const bool uniform = std::all_of(free.begin(), free.end(), [&](int n) {
+    return cycle_.nodes.Devices(n) == cycle_.nodes.Devices(free.front());
+  });
+  std::vector<std::vector<double>> gains(growers.size());
+  std::vector<bool> priced(growers.size(), false);
   std::size_t next = 0;
   while (next < free.size()) {
-    // EasyScale §3.5: every job proposes each size it could reach; best gain per node wins.
+    // EasyScale §3.5: every job proposes each size it could reach; best gain per node wins
+    // (the first job and size in this order on ties).
     Candidate* best = nullptr;
+    std::size_t best_index = 0;
     int best_to = 0;
     double best_gain = 1e-9;
-    for (Candidate* c : growers) {
-      const NodeSize now = cycle_.SizeOf(c->nodes);
-      const int limit =
-          std::min<int>(c->job->max_nodes, now.nodes + static_cast<int>(free.size() - next));
-      // Gain's terms, the one at `now` read once per job and round instead of per size.
-      const double speed_now = cycle_.Speedup(c->job->ests, now.devices, now.nodes);
-      NodeSize to = now;  // grows onto free[next], free[next + 1], ... in that order
-      while (to.nodes < limit) {
-        to.devices +=
-            cycle_.nodes.Devices(free[next + static_cast<std::size_t>(to.nodes - now.nodes)]);
-        ++to.nodes;
-        const double gain =
-            (cycle_.Speedup(c->job->ests, to.devices, to.nodes) - speed_now) / (to.nodes - now.nodes);
-        if (gain > best_gain) best = c, best_to = to.nodes, best_gain = gain;
+    const std::size_t left = free.size() - next;
+    for (std::size_t g = 0; g < growers.size(); ++g) {
+      if (!uniform || !priced[g]) PriceGrowth(*growers[g], free, next, gains[g]);
+      priced[g] = true;
+      const std::size_t sizes = std::min(gains[g].size(), left);
+      for (std::size_t k = 1; k <= sizes; ++k) {
+        if (gains[g][k - 1] > best_gain) {
+          best = growers[g], best_index = g, best_gain = gains[g][k - 1];
+          best_to = static_cast<int>(growers[g]->nodes.size() + k);
+        }
       }
     }
     if (!best) break;
@@ -81,9 +86,26 @@ void ResizeGrowth::Grow(const std::string& partition, PartitionPool& pool) {
       auto at = std::lower_bound(best->nodes.begin(), best->nodes.end(), n);
       if (at == best->nodes.end() || *at != n) best->nodes.insert(at, n);
     }
+    priced[best_index] = false;
     cycle_.reasons[best->job->job_id] =
         std::to_string(best->nodes.size() - best->original.size()) +
         " idle node(s) that no pending job's planned start needs";
+  }
+}
+
+void ResizeGrowth::PriceGrowth(const Candidate& c, const std::vector<int>& free,
+                               std::size_t next, std::vector<double>& gains) const {
+  gains.clear();
+  const NodeSize now = cycle_.SizeOf(c.nodes);
+  const int limit =
+      std::min<int>(c.job->max_nodes, now.nodes + static_cast<int>(free.size() - next));
+  const double speed_now = cycle_.Speedup(c.job->ests, now.devices, now.nodes);
+  NodeSize to = now;  // grows onto free[next], free[next + 1], ... in that order
+  while (to.nodes < limit) {
+    to.devices += cycle_.nodes.Devices(free[next + static_cast<std::size_t>(to.nodes - now.nodes)]);
+    ++to.nodes;
+    gains.push_back((cycle_.Speedup(c.job->ests, to.devices, to.nodes) - speed_now) /
+                    (to.nodes - now.nodes));
   }
 }
 

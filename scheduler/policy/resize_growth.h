@@ -24,6 +24,10 @@ class ResizeGrowth {
  private:
   bool MayGrow(const Candidate& c, std::string& why) const;
   void Grow(const std::string& partition, PartitionPool& pool);
+  // Gains per node of c growing onto free[next], free[next + 1], ... (gains[k - 1]: k more
+  // nodes), as far as its MAX and the free nodes allow.
+  void PriceGrowth(const Candidate& c, const std::vector<int>& free, std::size_t next,
+                   std::vector<double>& gains) const;
   void DecideByPolicy(const std::string& partition, PartitionPool& pool);
   LiveJob ToLiveJob(const Candidate& c, bool may_resize) const;
 

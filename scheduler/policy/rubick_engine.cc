@@ -1,5 +1,5 @@
-// Mechanics of one Rubick/elastic Decide call (see rubick_engine.h): model views, placement with
-// CPUs and offload memory, undo and the order decisions apply in.
+// Mechanics of one Rubick/elastic Decide call (see rubick_engine.h): model views, the ledger,
+// undo and the order decisions apply in (placement: rubick_placement.cc).
 #include "scheduler/policy/rubick_engine.h"
 
 #include <algorithm>
@@ -14,9 +14,12 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
                const PolicyOptions& options, const EngineOptions& engine)
     : cluster_(cluster), now_(now_s), options_(options), engine_(engine), ledger_(cluster) {
   for (const std::string& name : TypesByCapability(cluster)) {
-    TypeInfo info{name, 1.0, 1, 0, 0};
+    TypeInfo info{name, 1.0, 1, 0, 0, true};
+    bool first = true;
     for (const NodeState& node : cluster.nodes) {
       if (node.device_type != name) continue;
+      info.one_shape &= node.devices <= 1 && (first || node.capability == info.capability);
+      first = false;
       info.capability = node.capability;
       info.per_node = std::max(info.per_node, node.devices);
       info.total += node.devices;
@@ -25,6 +28,12 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
     }
     free_[name] = ledger_.FreeDevicesOfType(name);
     types_.push_back(info);
+  }
+  node_type_.reserve(cluster.nodes.size());
+  for (const NodeState& node : cluster.nodes) {
+    const size_t t = TypeIndex(node.device_type);
+    const bool known = t < types_.size() && types_[t].name == node.device_type;
+    node_type_.push_back(known ? static_cast<int>(t) : -1);
   }
   work_.reserve(jobs.size());
   for (const JobState& job : jobs) {
@@ -191,95 +200,38 @@ double Engine::EndEstimate(const Work& w, const Allocation& allocation) const {
   return now_ + (resumes ? options_.resize_cost_s : 0.0) + w.work / speed;
 }
 
-// ---- placement --------------------------------------------------------------------------------
-
-Fit Engine::Current(const Work& w) const {
-  return {w.s.allocation, w.s.cpus_per_device, w.s.offload_mb_per_device,
-          Speed(w, w.s.allocation)};
-}
-
-// (CPUs, offload MiB) per device to try for `count` devices of `type`, fewest resources first so
-// that ties in speed keep resources free. CPUs (Rubick §5, a second dimension): just enough to
-// feed the devices, the node type's even share, or one (also for guaranteed jobs: the SLA
-// covers devices, CPUs come as nodes have them); offload memory only where the best plan
-// with unlimited host memory is ZeRO-Offload (the estimator's host_total over the devices).
-std::vector<std::pair<int, std::int64_t>> Engine::ResourceChoices(const Work& w,
-                                                                  const TypeInfo& type,
-                                                                  int count) const {
-  std::vector<int> cpus{w.s.cpus_per_device};
-  if (w.cpu_adaptive) {
-    int ideal = IdealCpus(w, type);
-    int share = std::clamp(type.cpus_per_device, w.s.min_cpus_per_device, ideal);
-    cpus = {w.s.min_cpus_per_device, share, ideal};
-    std::sort(cpus.begin(), cpus.end());
-    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  }
-  std::vector<std::int64_t> offload{w.s.offload_mb_per_device};
-  const model::JobProfile& profile = w.s.profile;
-  if (profile.plan == model::Plan::kAuto && profile.offload_host_mb > 0.0 && count > 0) {
-    model::Shape shape{{{type.capability, count}}, (count + type.per_node - 1) / type.per_node};
-    shape.cpus_per_device = cpus.back();
-    offload = {0};
-    if (model::BestPlan(profile, shape, cluster_.environment) == model::Plan::kOffload) {
-      offload.push_back(static_cast<std::int64_t>(std::ceil(profile.offload_host_mb / count)));
-    }
-  }
-  std::vector<std::pair<int, std::int64_t>> choices;
-  for (int c : cpus) {
-    for (std::int64_t mb : offload) choices.emplace_back(c, mb);
-  }
-  return choices;
-}
-
-// A fresh placement of `count` devices of `type` for w, as if it gave its own back first (all of
-// them, also those of other types: a job spread over types may come back to one), with the
-// fastest of its resource choices (fewest resources on ties). A running job is restarted by any
-// resize (checkpoint-resume, §5.3), so moving it costs nothing more than resizing it.
-std::optional<Fit> Engine::Replace(const Work& w, const std::string& type, int count) {
-  ledger_.Give(w.s.allocation, w.s);
-  std::optional<Fit> best;
-  for (const auto& [cpus, offload] : ResourceChoices(w, Type(type), count)) {
-    JobState fresh = w.s;
-    fresh.allocation.clear();
-    fresh.cpus_per_device = cpus;
-    fresh.offload_mb_per_device = offload;
-    std::optional<Allocation> whole = PickDevices(cluster_, ledger_, fresh, type, count);
-    if (!whole) continue;
-    double speed = Speed(fresh, *whole);
-    if (!best || speed > best->speed + kEpsilon) best = Fit{*whole, cpus, offload, speed};
-  }
-  ledger_.Take(w.s.allocation, w.s);
-  return best;
-}
-
-// The job's whole allocation after `devices` more of `type`, placed by the model (Rubick §5.2:
-// the curves see the inter-node bandwidth, so a job spread over nodes is slower): grown in place
-// with its CPUs, or re-placed from scratch with any of its resource choices, whichever is faster
-// (in place on ties). A growth that would not make a running job faster is refused.
-std::optional<Fit> Engine::PlaceGrowth(const Work& w, const std::string& type, int devices) {
-  if (!w.running()) return Replace(w, type, devices);
-  std::optional<Fit> best;
-  if (std::optional<Allocation> delta = PickDevices(cluster_, ledger_, w.s, type, devices)) {
-    Allocation grown = Merge(w.s.allocation, *delta);
-    best = Fit{grown, w.s.cpus_per_device, w.s.offload_mb_per_device, Speed(w, grown)};
-  }
-  std::optional<Fit> moved = Replace(w, type, DeviceCount(w.s.allocation) + devices);
-  if (moved && (!best || moved->speed > best->speed + kEpsilon)) best = moved;
-  if (!best || best->speed <= Speed(w, w.s.allocation) + kEpsilon) return std::nullopt;
-  return best;
-}
-
 // ---- ledger and undo --------------------------------------------------------------------------
 
+// The ledger after giving `from` back and taking `to`. With the same CPUs and memory per device
+// on both sides only the nodes whose device count changes are touched (a shrink by one device
+// re-buckets one node, not every node of the job twice); the ledger ends the same either way.
 void Engine::Move(const JobState& from, const JobState& to) {
-  ledger_.Give(from.allocation, from);
-  ledger_.Take(to.allocation, to);
-  for (const Slice& slice : from.allocation) {
-    free_[cluster_.nodes[slice.node].device_type] += slice.devices;
+  if (from.cpus_per_device != to.cpus_per_device ||
+      from.HostMemoryPerDevice() != to.HostMemoryPerDevice()) {
+    ledger_.Give(from.allocation, from);
+    ledger_.Take(to.allocation, to);
+    for (const Slice& slice : from.allocation) {
+      free_[cluster_.nodes[slice.node].device_type] += slice.devices;
+    }
+    for (const Slice& slice : to.allocation) {
+      free_[cluster_.nodes[slice.node].device_type] -= slice.devices;
+    }
+    return;
   }
-  for (const Slice& slice : to.allocation) {
-    free_[cluster_.nodes[slice.node].device_type] -= slice.devices;
+  Allocation net = from.allocation;  // devices given back per node (< 0: taken)
+  for (const Slice& slice : to.allocation) net.push_back({slice.node, -slice.devices});
+  std::sort(net.begin(), net.end(), [](const Slice& a, const Slice& b) { return a.node < b.node; });
+  Allocation given, taken;
+  for (size_t k = 0; k < net.size();) {
+    int devices = 0;
+    const int node = net[k].node;
+    for (; k < net.size() && net[k].node == node; ++k) devices += net[k].devices;
+    if (devices > 0) given.push_back({node, devices});
+    if (devices < 0) taken.push_back({node, -devices});
+    if (devices != 0) free_[cluster_.nodes[node].device_type] += devices;
   }
+  ledger_.Give(given, from);
+  ledger_.Take(taken, to);
 }
 
 // Gives job i these resources if the guard allows it; logs the old state for rollback.
@@ -341,17 +293,17 @@ void Engine::Rollback(std::vector<Undo>& undo) {
 // The device type holding most of the allocation's devices (the fastest on ties): the type a
 // job spread over several is ranked, shrunk and re-placed on.
 std::string Engine::MainType(const Allocation& allocation) const {
-  std::map<std::string, int> per_type;
+  std::vector<int> per_type(types_.size(), 0);
   for (const Slice& slice : allocation) {
-    per_type[cluster_.nodes[slice.node].device_type] += slice.devices;
+    const int t = node_type_[slice.node];
+    if (t >= 0) per_type[t] += slice.devices;
   }
   std::string main;
   int most = 0;
-  for (const TypeInfo& type : types_) {  // fastest first
-    auto it = per_type.find(type.name);
-    if (it != per_type.end() && it->second > most) {
-      main = type.name;
-      most = it->second;
+  for (size_t t = 0; t < types_.size(); ++t) {  // fastest first
+    if (per_type[t] > most) {
+      main = types_[t].name;
+      most = per_type[t];
     }
   }
   return main;

@@ -1,12 +1,13 @@
 // Internal to rubick_policy.cc: the working state of one RubickPolicy::Decide call.
 //
 // The parts: rubick_engine.cc holds the mechanics (model views, the ledger of
-// devices/CPUs/memory, placement with CPU and offload-memory choice, undo, and the order
-// decisions are applied in); rubick_policy.cc holds Algorithm 1's phases (protection,
-// privileged jobs, rigid-first, SortBySlope growth, consolidation) written against them;
-// rubick_reclaim.cc takes resources from other jobs for one job (shrink, preempt, CPUs);
-// rubick_compact.cc makes room on the fewest nodes for a guaranteed claim; rubick_guard.cc is elastic's guard of the rigid head's reservation; rubick_slope_index.h keeps
-// the shrink candidates by slope for rubick_reclaim.cc.
+// devices/CPUs/memory, undo, and the order decisions are applied in), with rubick_placement.cc
+// placing one job (CPU and offload-memory choice, growth in place or re-placed);
+// rubick_policy.cc holds Algorithm 1's phases (protection, privileged jobs, rigid-first,
+// SortBySlope growth, consolidation) written against them; rubick_reclaim.cc takes resources
+// from other jobs for one job (shrink, preempt, CPUs); rubick_compact.cc makes room on the
+// fewest nodes for a guaranteed claim; rubick_guard.cc is elastic's guard of the rigid head's
+// reservation; rubick_slope_index.h keeps the shrink candidates by slope for rubick_reclaim.cc.
 // Not thread-safe; one Engine per Decide call, borrowing its arguments.
 #pragma once
 
@@ -33,6 +34,9 @@ struct TypeInfo {
   int per_node = 1;  // largest node of the type
   int total = 0;
   int cpus_per_device = 0;  // fewest CPUs per device on a node of the type
+  // Every node of the type has at most one device and the same capability: any n devices of it
+  // have one shape (n nodes), wherever they are.
+  bool one_shape = true;
 };
 
 // One job's compact-placement speed curve for one (device type, CPUs per device): the model's
@@ -196,9 +200,10 @@ class Engine {
   bool MayResize(const Work& w) const;
   double EndEstimate(const Work& w, const Allocation& allocation) const;
 
-  // ---- placement -----------------------------------------------------------------------------
+  // ---- placement (rubick_placement.cc) -----------------------------------------------------
   std::optional<Fit> PlaceGrowth(const Work& w, const std::string& type, int devices);
   std::optional<Fit> Replace(const Work& w, const std::string& type, int count);
+  bool PlacementIsMoot(const Work& w, const std::string& type) const;
   std::vector<std::pair<int, std::int64_t>> ResourceChoices(const Work& w, const TypeInfo& type,
                                                             int count) const;
   Fit Current(const Work& w) const;
@@ -237,6 +242,7 @@ class Engine {
   FreeLedger ledger_;
   std::map<std::string, int> free_;  // free devices per type, kept in step with ledger_
   std::vector<TypeInfo> types_;      // fastest first
+  std::vector<int> node_type_;       // by node: its index in types_ (-1: none)
   std::vector<Work> work_;
   // Pending jobs (as they were when Decide was called) in queue order (QueueOrder), as indices.
   std::vector<size_t> queue_;

@@ -236,6 +236,7 @@ void Engine::Consolidate() {
     bool spread = w.s.allocation.size() >= 2;
     bool starved = w.cpu_adaptive && w.s.cpus_per_device < IdealCpus(w, Type(w.type));
     if (!spread && !starved) continue;
+    if (!starved && PlacementIsMoot(w, w.type)) continue;  // on fewer nodes it cannot be
     std::optional<Fit> moved = Replace(w, w.type, DeviceCount(w.s.allocation));
     if (!moved) continue;
     double before = Speed(w, w.s.allocation);

@@ -2,10 +2,12 @@
 // from others, per resource type — devices above a job's minimum, best-effort preemption, CPUs
 // above a job's minimum — all or nothing.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "scheduler/policy/rubick_engine.h"
@@ -45,6 +47,23 @@ std::optional<size_t> LowestSlope(const std::vector<Work>& work,
   return best;
 }
 
+// "<why> +<devices> <type> (slope <%.3g>/device, ...)", as snprintf into a 240-byte buffer wrote
+// it, built without snprintf: it formatted one note per grant and was ~4 % of a live cycle.
+std::string GrantNote(const char* why, int devices, const std::string& type, double slope,
+                      const Reclaimed& tally, int cpus_per_device) {
+  char number[64];
+  const std::to_chars_result end =  // %.3g exactly (as if by printf, C locale)
+      std::to_chars(number, number + sizeof number, slope, std::chars_format::general, 3);
+  std::string text = std::string(why) + " +" + std::to_string(devices) + " " + type.c_str() +
+                     " (slope " + std::string(number, end.ptr) + "/device, " +
+                     std::to_string(tally.devices) + " reclaimed, " +
+                     std::to_string(tally.preempted) + " preempted, " +
+                     std::to_string(tally.cpus) + " CPU steps taken, " +
+                     std::to_string(cpus_per_device) + " CPUs/device)";
+  if (text.size() > 239) text.resize(239);
+  return text;
+}
+
 }  // namespace
 
 // Loss of speed per device if the job gives one device back, ranked (see Rank).
@@ -71,7 +90,7 @@ const ShrinkView& Engine::ShrinkViewOf(const Work& w) const {
   view.slope = view.candidate ? ShrinkSlope(w) : 0.0;
   view.holds_type.assign(types_.size(), false);
   for (const Slice& slice : w.s.allocation) {
-    view.holds_type[TypeIndex(cluster_.nodes[slice.node].device_type)] = true;
+    view.holds_type[std::max(node_type_[slice.node], 0)] = true;  // TypeIndex's 0 for none
   }
   return view;
 }
@@ -300,15 +319,10 @@ bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, 
     ++epoch_;
     slopes_dirty_.push_back(i);
   }
-  char text[240];
-  std::snprintf(text, sizeof text,
-                "%s +%d %s (slope %.3g/device, %d reclaimed, %d preempted, %d CPU steps taken, "
-                "%d CPUs/device)",
-                why, devices, type.name.c_str(), slope, tally.devices, tally.preempted, tally.cpus,
-                w.s.cpus_per_device);
-  Note(i, text);
+  Note(i, GrantNote(why, devices, type.name, slope, tally, w.s.cpus_per_device));
   model::Shape shape = ShapeOf(cluster_, w.s.allocation, w.s);
   if (shape.groups.size() > 1) {  // spread over device types: say how Eq. 1 placed the ESTs
+    char text[240];
     model::EstPlan ests = model::PlanEsts(model::FedShape(w.s.profile, shape), w.s.profile.ests);
     std::string placed = "ESTs per device";
     for (size_t g = 0; g < shape.groups.size() && g < ests.ests_per_device.size(); ++g) {
