@@ -29,24 +29,12 @@ bool Fits(const Delta& delta, const std::vector<Amounts>& free) {
   return true;
 }
 
-}  // namespace
-
-// Decisions are applied one by one, so a job growing into devices (or CPUs, memory) another job
-// gives back must come after it: repeatedly emit the first change whose per-node growth fits
-// what is free. Re-placed jobs can form cycles (a takes b's old node while b takes a's); what
-// never fits is dropped, leaving those jobs where they are, which is always valid.
-// A change found not to fit is checked again only once an emitted one gave something back on
-// one of its nodes (nothing else can make it fit), so the first fit is found without re-checking
-// every change before it after each emit.
-std::vector<size_t> Engine::ApplicableOrder(std::vector<size_t> changed) const {
-  std::vector<Amounts> free;
-  for (const NodeState& node : cluster_.nodes) {
-    free.push_back({node.free_devices, node.free_cpus, node.free_memory_mb});
-  }
+// Per changed job, what it takes (positive) or gives back (negative) on each node.
+std::vector<Delta> ChangeDeltas(const std::vector<Work>& work,
+                                const std::vector<size_t>& changed) {
   std::vector<Delta> deltas;
-  std::vector<std::pair<int, size_t>> on_node;  // (node, change), sorted: who to re-check
-  for (size_t k = 0; k < changed.size(); ++k) {
-    const Work& w = work_[changed[k]];
+  for (size_t i : changed) {
+    const Work& w = work[i];
     std::map<int, Amounts> change;
     for (const Slice& slice : w.s.allocation) {
       Amounts& a = change[slice.node];
@@ -61,7 +49,28 @@ std::vector<size_t> Engine::ApplicableOrder(std::vector<size_t> changed) const {
       a.memory_mb -= slice.devices * w.original->HostMemoryPerDevice();
     }
     deltas.emplace_back(change.begin(), change.end());
-    for (const auto& entry : change) on_node.emplace_back(entry.first, k);
+  }
+  return deltas;
+}
+
+}  // namespace
+
+// Decisions are applied one by one, so a job growing into devices (or CPUs, memory) another job
+// gives back must come after it: repeatedly emit the first change whose per-node growth fits
+// what is free. Re-placed jobs can form cycles (a takes b's old node while b takes a's); what
+// never fits is dropped, leaving those jobs where they are, which is always valid.
+// A change found not to fit is checked again only once an emitted one gave something back on
+// one of its nodes (nothing else can make it fit), so the first fit is found without re-checking
+// every change before it after each emit.
+std::vector<size_t> Engine::ApplicableOrder(std::vector<size_t> changed) const {
+  std::vector<Amounts> free;
+  for (const NodeState& node : cluster_.nodes) {
+    free.push_back({node.free_devices, node.free_cpus, node.free_memory_mb});
+  }
+  const std::vector<Delta> deltas = ChangeDeltas(work_, changed);
+  std::vector<std::pair<int, size_t>> on_node;  // (node, change), sorted: who to re-check
+  for (size_t k = 0; k < deltas.size(); ++k) {
+    for (const auto& entry : deltas[k]) on_node.emplace_back(entry.first, k);
   }
   std::sort(on_node.begin(), on_node.end());
   std::vector<bool> emitted(changed.size(), false);

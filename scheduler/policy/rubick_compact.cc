@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scheduler/policy/rubick_engine.h"
+#include "scheduler/policy/rubick_policy.h"
 
 namespace elastic::policy::rubick {
 namespace {
@@ -151,16 +152,9 @@ bool Engine::MakeCompactRoom(size_t i, const TypeInfo& type, int devices,
   return true;
 }
 
-// The speed a guaranteed job is owed (Rubick §5.1): its requested devices packed on reference
-// nodes, with the plan it was submitted with (MinResDevices' target).
+// OwedSpeedup, memoised per job (the profile does not change within a Decide call).
 double Engine::OwedSpeed(const Work& w) const {
-  if (w.owed_speed < 0.0) {
-    model::JobProfile as_submitted = w.s.profile;
-    as_submitted.plan = w.s.profile.submitted;
-    w.owed_speed = model::CompactSpeedup(as_submitted, w.s.requested_devices,
-                                         options_.reference_devices_per_node,
-                                         cluster_.environment);
-  }
+  if (w.owed_speed < 0.0) w.owed_speed = OwedSpeedup(w.s, options_, cluster_.environment);
   return w.owed_speed;
 }
 

@@ -317,13 +317,18 @@ void Engine::AddOtherTypes(const Work& w, size_t i, std::optional<Growth>& best)
 
 }  // namespace rubick
 
+double OwedSpeedup(const JobState& job, const PolicyOptions& options,
+                   const model::Environment& env) {
+  model::JobProfile as_submitted = job.profile;
+  as_submitted.plan = job.profile.submitted;
+  return model::CompactSpeedup(as_submitted, job.requested_devices,
+                               options.reference_devices_per_node, env);
+}
+
 int MinResDevices(const JobState& job, double capability, int devices_per_node,
                   const PolicyOptions& options, const model::Environment& env) {
   if (!job.elastic) return job.requested_devices;
-  model::JobProfile as_submitted = job.profile;
-  as_submitted.plan = job.profile.submitted;
-  double owed = model::CompactSpeedup(as_submitted, job.requested_devices,
-                                      options.reference_devices_per_node, env);
+  const double owed = OwedSpeedup(job, options, env);
   int per_node = std::max(devices_per_node, 1);
   for (int k = std::max(job.min_devices, 1); k < job.requested_devices; ++k) {
     model::Shape shape{{{capability, k}}, (k + per_node - 1) / per_node};

@@ -109,6 +109,11 @@ class ElasticPolicy final : public RubickPolicy {
   explicit ElasticPolicy(const PolicyOptions& options) : RubickPolicy(options, true) {}
 };
 
+// The speed a guaranteed job is owed (Rubick §5.1): its requested devices packed on reference
+// nodes, with the plan it was submitted with.
+double OwedSpeedup(const JobState& job, const PolicyOptions& options,
+                   const model::Environment& env);
+
 // Fewest devices of `device_type` (capability, nodes of devices_per_node) that give `job` at
 // least the speed of its requested devices on reference nodes (Rubick's minRes); requested if
 // none does; rigid jobs: requested.
