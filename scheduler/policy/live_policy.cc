@@ -2,11 +2,10 @@
 #include "scheduler/policy/live_policy.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
-#include <map>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+#include <utility>
 
 namespace elastic::policy {
 namespace {
@@ -16,41 +15,35 @@ namespace {
 // but finite so its slope still counts, and equal among such jobs so they rank by slope alone.
 constexpr double kNoLimitWork = 365.0 * 86400.0;
 
-// Looked up, never iterated: hashed. Keys view the partition's node names.
-using NodeIndex = std::unordered_map<std::string_view, int>;
-
-// Node names, sorted and unique (the order of a std::set<std::string>, without a tree node and a
-// string copy per name: ToLiveChanges handles every changed job's nodes).
-using NameList = std::vector<std::string_view>;
-
-NameList SortedUnique(NameList names) {
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return names;
+// A job's nodes as the partition numbers them: ascending, without repeats, in range.
+std::vector<int> ValidNodes(std::vector<int> nodes, std::size_t count) {
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  std::erase_if(nodes, [count](int n) { return n < 0 || static_cast<std::size_t>(n) >= count; });
+  return nodes;
 }
 
-bool Has(const NameList& names, std::string_view name) {
-  return std::binary_search(names.begin(), names.end(), name);
+bool Has(const std::vector<int>& nodes, int node) {
+  return std::binary_search(nodes.begin(), nodes.end(), node);
 }
 
-// The job's slices: every device of each of its nodes. Its devices count a node the cluster
-// does not show as 1, as the node-for-device model did.
-Allocation AllocationOf(const LiveJob& live, const ClusterState& cluster, const NodeIndex& index,
-                        int& devices) {
+// The job's slices: every device of each of its nodes. An index outside the partition counts
+// as one device, as a node the cluster did not show always has.
+Allocation AllocationOf(const LiveJob& live, const ClusterState& cluster, int& devices) {
   Allocation allocation;
   devices = 0;
-  for (const std::string& name : live.nodes) {
-    auto it = index.find(name);
-    if (it == index.end()) {
+  for (int n : live.nodes) {
+    if (n < 0 || static_cast<std::size_t>(n) >= cluster.nodes.size()) {
       ++devices;
       continue;
     }
-    const int held = cluster.nodes[it->second].devices;
-    allocation.push_back({it->second, held});
+    const int held = cluster.nodes[n].devices;
+    allocation.push_back({n, held});
     devices += held;
   }
   std::sort(allocation.begin(), allocation.end(),
             [](const Slice& a, const Slice& b) { return a.node < b.node; });
+  allocation.erase(std::unique(allocation.begin(), allocation.end()), allocation.end());
   return allocation;
 }
 
@@ -71,12 +64,12 @@ void SetSizes(const LiveJob& live, int devices, int per_node, JobState& job) {
   job.requested_devices = devices;
 }
 
-JobState ToJobState(const LiveJob& live, const ClusterState& cluster, const NodeIndex& index,
+JobState ToJobState(const LiveJob& live, const ClusterState& cluster,
                     const LiveOptions& options) {
   JobState job;
   job.id = std::to_string(live.job_id);
   int devices = 0;
-  job.allocation = AllocationOf(live, cluster, index, devices);
+  job.allocation = AllocationOf(live, cluster, devices);
   const int nodes = std::max(static_cast<int>(live.nodes.size()), 1);
   const int per_node = std::max((devices + nodes - 1) / nodes, 1);
   SetSizes(live, devices, per_node, job);
@@ -133,12 +126,10 @@ std::vector<double> DeviceSpeedups(const std::vector<double>& speed_curve, int d
 
 PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& options) {
   PolicyInput input;
-  NodeIndex index;
-  index.reserve(partition.held.size() + partition.free.size());
-  input.cluster.nodes.reserve(partition.held.size() + partition.free.size());
-  auto add = [&](const LiveNode& node, bool free) {
-    const int next = static_cast<int>(input.cluster.nodes.size());
-    if (!index.try_emplace(node.name, next).second) return;
+  input.cluster.nodes.reserve(partition.nodes.size());
+  for (std::size_t k = 0; k < partition.nodes.size(); ++k) {
+    const LiveNode& node = partition.nodes[k];
+    const bool free = k < partition.free.size() && partition.free[k];
     NodeState n;
     n.name = node.name;
     n.device_type = node.device_type;
@@ -148,84 +139,120 @@ PolicyInput ToPolicyInput(const LivePartition& partition, const LiveOptions& opt
     n.cpus = node.cpus;
     n.free_cpus = free ? node.cpus : 0;
     input.cluster.nodes.push_back(std::move(n));
-  };
-  for (const LiveNode& node : partition.held) add(node, false);
-  for (const LiveNode& node : partition.free) add(node, true);
+  }
   input.jobs.reserve(partition.jobs.size());
   for (const LiveJob& live : partition.jobs) {
-    input.jobs.push_back(ToJobState(live, input.cluster, index, options));
+    input.jobs.push_back(ToJobState(live, input.cluster, options));
   }
   return input;
 }
 
-std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const PolicyInput& input,
-                                      const PolicyOutput& output, std::string_view policy_name) {
-  std::unordered_map<std::string, const LiveJob*> jobs;  // looked up, never iterated
-  jobs.reserve(partition.jobs.size());
-  for (const LiveJob& job : partition.jobs) jobs[std::to_string(job.job_id)] = &job;
-  std::unordered_set<std::string_view> growable;
-  growable.reserve(partition.free.size());
-  for (const LiveNode& node : partition.free) growable.insert(node.name);
+namespace {
+
+// The partition's jobs by Slurm id (a decision names its job in decimal), for lookups.
+class JobsById {
+ public:
+  explicit JobsById(const std::vector<LiveJob>& jobs) : jobs_(jobs) {
+    ids_.reserve(jobs.size());
+    for (std::size_t k = 0; k < jobs.size(); ++k) ids_.emplace_back(jobs[k].job_id, k);
+    std::sort(ids_.begin(), ids_.end());
+  }
+  const LiveJob* Find(std::string_view id) const {
+    std::uint32_t value = 0;
+    const auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), value);
+    if (error != std::errc() || end != id.data() + id.size()) return nullptr;
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), std::make_pair(value, std::size_t{0}));
+    return it != ids_.end() && it->first == value ? &jobs_[it->second] : nullptr;
+  }
+
+ private:
+  const std::vector<LiveJob>& jobs_;
+  std::vector<std::pair<std::uint32_t, std::size_t>> ids_;
+};
+
+// The nodes the decision leaves the job: slices with devices, in the partition, ascending.
+std::vector<int> NodesOf(const Decision& decision, std::size_t count) {
+  std::vector<int> next;
+  for (const Slice& slice : decision.allocation) {
+    if (slice.devices > 0) next.push_back(slice.node);
+  }
+  return ValidNodes(std::move(next), count);
+}
+
+// Grows `target` (the job's nodes) by up to `wanted` of the nodes the policy picked that are free
+// for growth now, taking them from `growable`; how many it could not have yet.
+int Grow(const std::vector<int>& now, const std::vector<int>& next, int wanted,
+         std::vector<bool>& growable, std::vector<int>& target) {
+  int added = 0;
+  for (int n : next) {
+    if (added == wanted) break;
+    if (Has(now, n) || !growable[n]) continue;
+    target.push_back(n);
+    growable[n] = false;  // one job per node, even if a policy were to double-book
+    ++added;
+  }
+  std::sort(target.begin(), target.end());
+  return wanted - added;
+}
+
+// Shrinks `target` by `count` nodes: those the policy dropped first, then the last of the rest;
+// never the batch host.
+void Shrink(const std::vector<int>& now, int batch_host, const std::vector<int>& next, int count,
+            std::vector<int>& target) {
+  std::vector<int> order;
+  for (int n : now) {
+    if (!Has(next, n) && n != batch_host) order.push_back(n);
+  }
+  std::vector<int> rest;
+  for (int n : now) {
+    if (Has(next, n) && n != batch_host) rest.push_back(n);
+  }
+  order.insert(order.end(), rest.rbegin(), rest.rend());
+  for (int i = 0; i < count && i < static_cast<int>(order.size()); ++i) {
+    target.erase(std::lower_bound(target.begin(), target.end(), order[i]));
+  }
+}
+
+// "<policy>: <reason>", unless the policy wrote its name first (easyscale does).
+std::string Reason(const std::string& reason, std::string_view policy_name) {
+  if (reason.size() > policy_name.size() && reason.compare(0, policy_name.size(), policy_name) == 0 &&
+      reason[policy_name.size()] == ':') {
+    return reason;
+  }
+  return std::string(policy_name) + ": " + reason;
+}
+
+}  // namespace
+
+std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const PolicyOutput& output,
+                                      std::string_view policy_name) {
+  const std::size_t count = partition.nodes.size();
+  const JobsById jobs(partition.jobs);
+  std::vector<bool> growable(count, false);
+  for (std::size_t k = 0; k < count && k < partition.free.size(); ++k) growable[k] = partition.free[k];
   std::vector<LiveChange> changes;
   for (const Decision& decision : output.decisions) {
     if (decision.kind != DecisionKind::kResize) continue;  // no starts or requeues live
-    auto it = jobs.find(decision.job_id);
-    if (it == jobs.end() || !it->second->may_resize) continue;
-    const LiveJob& job = *it->second;
-    const NameList now = SortedUnique(NameList(job.nodes.begin(), job.nodes.end()));
-    NameList next;
-    for (const Slice& slice : decision.allocation) {
-      if (slice.devices > 0 && slice.node >= 0 &&
-          slice.node < static_cast<int>(input.cluster.nodes.size())) {
-        next.push_back(input.cluster.nodes[slice.node].name);
-      }
-    }
-    next = SortedUnique(std::move(next));
+    const LiveJob* found = jobs.Find(decision.job_id);
+    if (!found || !found->may_resize) continue;
+    const LiveJob& job = *found;
+    const std::vector<int> now = ValidNodes(job.nodes, count);
+    const std::vector<int> next = NodesOf(decision, count);
     const int from = static_cast<int>(now.size());
     const int to = std::clamp(static_cast<int>(next.size()), std::min(job.min_nodes, from),
                               std::max(job.max_nodes, from));
-    NameList target = now;
+    std::vector<int> target = now;
     std::string note;
     if (to > from) {
-      int added = 0;
-      for (std::string_view n : next) {
-        if (added == to - from) break;
-        if (Has(now, n) || !growable.contains(n)) continue;
-        target.push_back(n);
-        growable.erase(n);  // one job per node, even if a policy were to double-book
-        ++added;
-      }
-      target = SortedUnique(std::move(target));
-      if (added < to - from) {
-        note = "; " + std::to_string(to - from - added) +
+      if (const int later = Grow(now, next, to - from, growable, target); later > 0) {
+        note = "; " + std::to_string(later) +
                " more once the nodes it takes from other jobs are released";
       }
     } else if (to < from) {
-      // Release what the policy dropped, then (batch host kept) the last names of the rest.
-      NameList order;
-      for (std::string_view n : now) {
-        if (!Has(next, n) && n != job.batch_host) order.push_back(n);
-      }
-      NameList rest;
-      for (std::string_view n : now) {
-        if (Has(next, n) && n != job.batch_host) rest.push_back(n);
-      }
-      order.insert(order.end(), rest.rbegin(), rest.rend());
-      for (int i = 0; i < from - to && i < static_cast<int>(order.size()); ++i) {
-        target.erase(std::lower_bound(target.begin(), target.end(), order[i]));
-      }
+      Shrink(now, job.batch_host, next, from - to, target);
     }
     if (target == now) continue;  // equal-size moves (re-placement) are not done live
-    LiveChange change;
-    change.job_id = job.job_id;
-    change.target.assign(target.begin(), target.end());
-    std::string reason = decision.reason;
-    // The policies write their own name first ("easyscale: ..."); rubick/elastic do not.
-    if (reason.rfind(std::string(policy_name) + ":", 0) != 0) {
-      reason = std::string(policy_name) + ": " + reason;
-    }
-    change.reason = reason + note;
-    changes.push_back(std::move(change));
+    changes.push_back({job.job_id, std::move(target), Reason(decision.reason, policy_name) + note});
   }
   std::sort(changes.begin(), changes.end(),
             [](const LiveChange& a, const LiveChange& b) { return a.job_id < b.job_id; });
@@ -238,7 +265,7 @@ std::vector<LiveChange> DecideLive(const Policy& policy, const LivePartition& pa
   PolicyInput input = ToPolicyInput(partition, options);
   PolicyOutput output =
       policy.Decide(input.cluster, input.jobs, static_cast<double>(partition.now));
-  return ToLiveChanges(partition, input, output, policy.Name());
+  return ToLiveChanges(partition, output, policy.Name());
 }
 
 }  // namespace elastic::policy

@@ -3,7 +3,7 @@
 #include "scheduler/policy/resize_growth.h"
 
 #include <algorithm>
-#include <map>
+#include <utility>
 
 #include "scheduler/policy/live_policy.h"
 
@@ -109,11 +109,15 @@ void ResizeGrowth::PriceGrowth(const Candidate& c, const std::vector<int>& free,
   }
 }
 
-LiveJob ResizeGrowth::ToLiveJob(const Candidate& c, bool may_resize) const {
+LiveJob ResizeGrowth::ToLiveJob(const Candidate& c, bool may_resize, LiveNodes& nodes) const {
   LiveJob job;
   job.job_id = c.job->job_id;
-  for (int n : c.nodes) job.nodes.push_back(cycle_.nodes.Name(n));
-  job.batch_host = c.slurm->batch_host;
+  for (int n : c.nodes) {
+    const int k = nodes.Add(n);
+    job.nodes.push_back(k);
+    if (n == c.batch_host) job.batch_host = k;
+  }
+  std::sort(job.nodes.begin(), job.nodes.end());
   job.min_nodes = c.job->min_nodes;
   job.max_nodes = c.job->max_nodes;
   job.ests = c.job->ests;
@@ -126,16 +130,28 @@ LiveJob ResizeGrowth::ToLiveJob(const Candidate& c, bool may_resize) const {
   return job;
 }
 
-// The partition's jobs that take no part in step 1's shrinks, the nodes they hold, and the idle
-// nodes nobody claimed, planned or reserved. A node in several partitions is handed out once per
-// cycle.
-void ResizeGrowth::DecideByPolicy(const std::string& partition, PartitionPool& pool) {
-  LivePartition live;
-  live.now = cycle_.view.now;
-  for (int n : pool.idle) {
-    if (!pool.no_grow[n] && !granted_[n]) live.free.push_back(cycle_.nodes.Node(n));
+int ResizeGrowth::LiveNodes::Add(int n, bool free) {
+  int& k = index[n];
+  if (k < 0) {
+    k = static_cast<int>(cycle.size());
+    cycle.push_back(n);
+    live.nodes.push_back(table.Node(n));
+    live.free.push_back(free);
   }
-  std::map<std::uint32_t, Candidate*> by_id;
+  return k;
+}
+
+// The partition's jobs that take no part in step 1's shrinks, the nodes they hold and the idle
+// nodes nobody claimed, planned or reserved, in that order (LivePartition). A node in several
+// partitions is handed out once per cycle.
+void ResizeGrowth::DecideByPolicy(const std::string& partition, PartitionPool& pool) {
+  LiveNodes nodes(cycle_.nodes);
+  nodes.live.now = cycle_.view.now;
+  std::vector<int> free;
+  for (int n : pool.idle) {
+    if (!pool.no_grow[n] && !granted_[n]) free.push_back(n);
+  }
+  std::vector<Candidate*> jobs;  // by index into nodes.live.jobs
   for (Candidate* c : cycle_.InPartition(partition, false)) {
     if (c->nodes != c->original) continue;             // shrinking for a waiting job
     if (policed_.contains(c->job->job_id)) continue;  // decided in another partition
@@ -143,17 +159,25 @@ void ResizeGrowth::DecideByPolicy(const std::string& partition, PartitionPool& p
     std::string why;
     const bool may_resize = MayGrow(*c, why);
     const bool could_grow = static_cast<int>(c->nodes.size()) < c->job->max_nodes;
-    if (!may_resize && could_grow && !live.free.empty()) {
+    if (!may_resize && could_grow && !free.empty()) {
       cycle_.held.push_back({c->job->job_id, "grow held back: " + why});
     }
-    for (int n : c->nodes) live.held.push_back(cycle_.nodes.Node(n));
-    by_id[c->job->job_id] = c;
-    live.jobs.push_back(ToLiveJob(*c, may_resize));
+    jobs.push_back(c);
+    nodes.live.jobs.push_back(ToLiveJob(*c, may_resize, nodes));
   }
+  for (int n : free) nodes.Add(n, true);
   const LiveOptions options = LiveOptionsFrom(cycle_.options);
-  for (const LiveChange& change : DecideLive(*policy_, live, options)) {
-    Candidate* c = by_id.at(change.job_id);
-    NodeList target = cycle_.nodes.FindAll(change.target);  // nodes handed in: all in the table
+  const std::vector<LiveChange> changes = DecideLive(*policy_, nodes.live, options);
+  std::vector<std::pair<std::uint32_t, Candidate*>> by_id;
+  for (Candidate* c : jobs) by_id.emplace_back(c->job->job_id, c);
+  std::sort(by_id.begin(), by_id.end());
+  for (const LiveChange& change : changes) {
+    Candidate* c = std::lower_bound(by_id.begin(), by_id.end(),
+                                    std::make_pair(change.job_id, static_cast<Candidate*>(nullptr)))
+                       ->second;
+    NodeList target;
+    for (int k : change.target) target.push_back(nodes.cycle[k]);
+    std::sort(target.begin(), target.end());
     for (int n : target) {
       if (!Holds(c->nodes, n)) granted_[n] = true;
     }

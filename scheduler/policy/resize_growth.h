@@ -29,7 +29,18 @@ class ResizeGrowth {
   void PriceGrowth(const Candidate& c, const std::vector<int>& free, std::size_t next,
                    std::vector<double>& gains) const;
   void DecideByPolicy(const std::string& partition, PartitionPool& pool);
-  LiveJob ToLiveJob(const Candidate& c, bool may_resize) const;
+  // One partition's LivePartition as it is built: its nodes numbered as they are added, each
+  // once, with the cycle's index of each.
+  struct LiveNodes {
+    explicit LiveNodes(const NodeTable& nodes)
+        : table(nodes), index(static_cast<std::size_t>(nodes.size()), -1) {}
+    int Add(int n, bool free = false);  // the partition's index of cycle node n
+    const NodeTable& table;
+    std::vector<int> index;  // by cycle index: the partition's, -1 none yet
+    std::vector<int> cycle;  // by partition index: the cycle's
+    LivePartition live;
+  };
+  LiveJob ToLiveJob(const Candidate& c, bool may_resize, LiveNodes& nodes) const;
 
   ResizeCycle& cycle_;
   const Policy* policy_;

@@ -28,15 +28,16 @@ std::unique_ptr<Policy> Make(std::string_view name) {
   return made ? std::move(*made) : nullptr;
 }
 
+using Nodes = std::vector<std::string>;
+
 // A partition of nodes n1..n<count> (8 CPUs each); jobs are added with Job(), the rest is free.
 class LivePolicyTest : public ::testing::Test {
  protected:
   LiveJob& Job(std::uint32_t id, std::vector<std::string> nodes, int min, int max, int ests = 8) {
     LiveJob job;
     job.job_id = id;
-    job.nodes = std::move(nodes);
-    std::sort(job.nodes.begin(), job.nodes.end());
-    job.batch_host = job.nodes.front();
+    std::sort(nodes.begin(), nodes.end());
+    names_[id] = std::move(nodes);  // numbered when the partition's nodes are set
     job.min_nodes = min;
     job.max_nodes = max;
     job.ests = ests;
@@ -45,17 +46,50 @@ class LivePolicyTest : public ::testing::Test {
     return partition_.jobs.back();
   }
 
+  // The partition's nodes, held ones first; each job's nodes (and batch host: its first name)
+  // become their indices.
+  void SetNodes(const std::vector<LiveNode>& held, const std::vector<LiveNode>& free) {
+    partition_.now = kNow;
+    partition_.nodes = held;
+    partition_.nodes.insert(partition_.nodes.end(), free.begin(), free.end());
+    partition_.free.assign(held.size(), false);
+    partition_.free.resize(partition_.nodes.size(), true);
+    for (LiveJob& job : partition_.jobs) {
+      job.nodes.clear();
+      for (const std::string& name : names_[job.job_id]) job.nodes.push_back(IndexOf(name));
+      std::sort(job.nodes.begin(), job.nodes.end());
+      job.batch_host = IndexOf(names_[job.job_id].front());
+    }
+  }
+
+  int IndexOf(const std::string& name) const {
+    for (std::size_t k = 0; k < partition_.nodes.size(); ++k) {
+      if (partition_.nodes[k].name == name) return static_cast<int>(k);
+    }
+    ADD_FAILURE() << name << " is not in the partition";
+    return -1;
+  }
+
+  // A change's target by name, sorted.
+  Nodes Names(const LiveChange& change) const {
+    Nodes names;
+    for (int k : change.target) names.push_back(partition_.nodes[k].name);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
   // The nodes of n1..n<count> no job holds are free for growth.
   std::vector<LiveChange> Decide(std::string_view policy, int count) {
-    partition_.now = kNow;
-    partition_.held.clear();
-    partition_.free.clear();
-    std::set<std::string> held;
-    for (const LiveJob& job : partition_.jobs) held.insert(job.nodes.begin(), job.nodes.end());
+    std::set<std::string> taken;
+    for (const LiveJob& job : partition_.jobs) {
+      taken.insert(names_[job.job_id].begin(), names_[job.job_id].end());
+    }
+    std::vector<LiveNode> held, free;
     for (int i = 1; i <= count; ++i) {
       const std::string name = "n" + std::to_string(i);
-      (held.contains(name) ? partition_.held : partition_.free).push_back({name, 8, devices_});
+      (taken.contains(name) ? held : free).push_back({name, 8, devices_});
     }
+    SetNodes(held, free);
     return DecideLive(*Make(policy), partition_, LiveOptions{});
   }
 
@@ -67,19 +101,16 @@ class LivePolicyTest : public ::testing::Test {
   }
 
   LivePartition partition_;
+  std::map<std::uint32_t, Nodes> names_;  // each job's nodes by name
   int devices_ = 1;  // per node of n1..n<count> in Decide (1 = CPU nodes)
 };
-
-using Nodes = std::vector<std::string>;
 
 // The input the policies see: one device per node, held nodes busy, free nodes free; a job held
 // by the interval or the penalty rule is rigid at its size; no time limit reads as a year.
 TEST_F(LivePolicyTest, ToPolicyInputShowsNodesAsDevices) {
   Job(7, {"n1", "n2"}, 1, 4, 8).end_time = kNow + 600;
   Job(9, {"n3"}, 1, 4, 8).may_resize = false;
-  partition_.now = kNow;
-  partition_.held = {{"n1", 8}, {"n2", 8}, {"n3", 16}};
-  partition_.free = {{"n4", 8}};
+  SetNodes({{"n1", 8}, {"n2", 8}, {"n3", 16}}, {{"n4", 8}});
   const PolicyInput input = ToPolicyInput(partition_, LiveOptions{});
   ASSERT_EQ(input.cluster.nodes.size(), 4u);
   EXPECT_EQ(input.cluster.nodes[2].cpus, 16);
@@ -110,7 +141,7 @@ TEST_F(LivePolicyTest, EveryResizingPolicyGrowsUpToTheEstsOnly) {
     Job(1, {"n1"}, 1, 8, /*ests=*/4);
     const std::vector<LiveChange> changes = Decide(name, 6);
     ASSERT_EQ(changes.size(), 1u) << name;
-    EXPECT_EQ(changes[0].target, (Nodes{"n1", "n2", "n3", "n4"})) << name;
+    EXPECT_EQ(Names(changes[0]), (Nodes{"n1", "n2", "n3", "n4"})) << name;
     EXPECT_EQ(changes[0].reason.rfind(std::string(name) + ":", 0), 0u) << changes[0].reason;
   }
 }
@@ -120,9 +151,7 @@ TEST_F(LivePolicyTest, EveryResizingPolicyGrowsUpToTheEstsOnly) {
 // node). A job on two 2-GPU nodes holds 4 devices.
 TEST_F(LivePolicyTest, ToPolicyInputShowsEachNodesDevices) {
   Job(7, {"n1", "n2"}, 1, 4, 8).speed_curve = {100, 180};
-  partition_.now = kNow;
-  partition_.held = {{"n1", 8, 2}, {"n2", 8, 2}};
-  partition_.free = {{"n3", 8, 2}, {"n4", 8, 0}};  // 0: odd input, read as one device
+  SetNodes({{"n1", 8, 2}, {"n2", 8, 2}}, {{"n3", 8, 2}, {"n4", 8, 0}});  // 0: read as 1 device
   const PolicyInput input = ToPolicyInput(partition_, LiveOptions{});
   ASSERT_EQ(input.cluster.nodes.size(), 4u);
   EXPECT_EQ(input.cluster.nodes[0].devices, 2);
@@ -150,7 +179,7 @@ TEST_F(LivePolicyTest, TwoGpusPerNodeHalveTheNodesAJobGrowsTo) {
     Job(1, {"n1"}, 1, 8, /*ests=*/4);
     const std::vector<LiveChange> changes = Decide(name, 6);
     ASSERT_EQ(changes.size(), 1u) << name;
-    EXPECT_EQ(changes[0].target, (Nodes{"n1", "n2"})) << name;
+    EXPECT_EQ(Names(changes[0]), (Nodes{"n1", "n2"})) << name;
   }
 }
 
@@ -183,7 +212,7 @@ TEST_F(LivePolicyTest, RubickAndElasticShrinkTheLowestSlopeEasyscaleNever) {
     }
     const LiveChange* shrink = For(changes, 1);
     ASSERT_NE(shrink, nullptr) << name;
-    EXPECT_EQ(shrink->target, (Nodes{"n1", "n2", "n3", "n4"})) << name;
+    EXPECT_EQ(Names(*shrink), (Nodes{"n1", "n2", "n3", "n4"})) << name;
     EXPECT_EQ(For(changes, 2), nullptr) << name;  // nothing free now
   }
 }
@@ -231,7 +260,7 @@ TEST_F(LivePolicyTest, ElasticGrowsTheShortestRemainingWorkRubickTheEarliest) {
     ASSERT_EQ(changes.size(), 1u) << name;
     const bool elastic = std::string(name) == "elastic";
     EXPECT_EQ(changes[0].job_id, elastic ? 1u : 2u) << name;
-    EXPECT_EQ(changes[0].target, elastic ? (Nodes{"n1", "n3"}) : (Nodes{"n2", "n3"})) << name;
+    EXPECT_EQ(Names(changes[0]), elastic ? (Nodes{"n1", "n3"}) : (Nodes{"n2", "n3"})) << name;
   }
 }
 
@@ -253,35 +282,38 @@ TEST_F(LivePolicyTest, BackfillAndHeldJobsAreNeverResized) {
 TEST_F(LivePolicyTest, ConversionKeepsBatchHostMinAndFreeNodesOnly) {
   Job(1, {"n1", "n2", "n3"}, 2, 8);
   Job(2, {"n4"}, 1, 8);
-  partition_.now = kNow;
-  partition_.held = {{"n1", 8}, {"n2", 8}, {"n3", 8}, {"n4", 8}};
-  partition_.free = {{"n5", 8}, {"n6", 8}};
-  const PolicyInput input = ToPolicyInput(partition_, LiveOptions{});
+  SetNodes({{"n1", 8}, {"n2", 8}, {"n3", 8}, {"n4", 8}}, {{"n5", 8}, {"n6", 8}});
   auto decide = [&](Decision d) {
     PolicyOutput out;
     out.decisions.push_back(std::move(d));
-    return ToLiveChanges(partition_, input, out, "rubick");
+    return ToLiveChanges(partition_, out, "rubick");
   };
   // Drops the batch host n1 (node 0): n3 (last name of the rest) is released instead.
   auto changes = decide({DecisionKind::kResize, "1", {{1, 1}, {2, 1}}, "rubick: x"});
   ASSERT_EQ(changes.size(), 1u);
-  EXPECT_EQ(changes[0].target, (Nodes{"n1", "n2"}));
+  EXPECT_EQ(Names(changes[0]), (Nodes{"n1", "n2"}));
   EXPECT_EQ(changes[0].reason, "rubick: x");
   // To 1 node, below MIN 2: clamped to 2.
   changes = decide({DecisionKind::kResize, "1", {{2, 1}}, "y"});
   ASSERT_EQ(changes.size(), 1u);
-  EXPECT_EQ(changes[0].target, (Nodes{"n1", "n3"}));
+  EXPECT_EQ(Names(changes[0]), (Nodes{"n1", "n3"}));
   EXPECT_EQ(changes[0].reason, "rubick: y");
   // Job 2 grows onto n3 (job 1's) and n5 (free): only n5 now.
   changes = decide({DecisionKind::kResize, "2", {{2, 1}, {3, 1}, {4, 1}}, "rubick: z"});
   ASSERT_EQ(changes.size(), 1u);
-  EXPECT_EQ(changes[0].target, (Nodes{"n4", "n5"}));
+  EXPECT_EQ(Names(changes[0]), (Nodes{"n4", "n5"}));
   EXPECT_NE(changes[0].reason.find("1 more once the nodes"), std::string::npos);
   // Job 2 moved n4 -> n5 (same size), a start and a preemption: nothing.
   EXPECT_TRUE(decide({DecisionKind::kResize, "2", {{4, 1}}, ""}).empty());
   EXPECT_TRUE(decide({DecisionKind::kStart, "2", {{3, 1}, {4, 1}}, ""}).empty());
   EXPECT_TRUE(decide({DecisionKind::kPreempt, "2", {}, ""}).empty());
   EXPECT_TRUE(decide({DecisionKind::kResize, "99", {{5, 1}}, ""}).empty());
+  // A job id that is not a number of the partition's jobs, and nodes outside the partition, are
+  // ignored: job 2 grows onto n5 only.
+  EXPECT_TRUE(decide({DecisionKind::kResize, "2x", {{3, 1}, {4, 1}}, ""}).empty());
+  changes = decide({DecisionKind::kResize, "2", {{3, 1}, {4, 1}, {40, 1}, {-1, 1}}, "w"});
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(Names(changes[0]), (Nodes{"n4", "n5"}));
 }
 
 // DecideResizes with a Policy: step 1 is the same for every policy (job 1 shrinks for the waiting
