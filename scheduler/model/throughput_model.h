@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace elastic::model {
 
 // Execution plans (Rubick §3, §4.1-4.2) over data parallelism: gradient checkpointing (GC)
@@ -81,7 +83,9 @@ struct Environment {
 
 // A job's resources as the model sees them: device count per capability, and nodes spanned.
 struct Shape {
-  std::vector<std::pair<double, int>> groups;  // (capability C_i, device count N_i)
+  // (capability C_i, device count N_i). Inline for up to two types: the policies build a shape
+  // for every speed they price, thousands per decision, nearly all of one type.
+  boost::container::small_vector<std::pair<double, int>, 2> groups;
   int nodes = 0;
   double cpus_per_device = 0.0;  // CPU threads per device; 0 = not limited
   double host_mb = -1.0;         // host memory of the whole job (MiB); < 0 = not limited

@@ -2,7 +2,6 @@
 // job grows only into what jobs applied before it gave back.
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -29,26 +28,43 @@ bool Fits(const Delta& delta, const std::vector<Amounts>& free) {
   return true;
 }
 
-// Per changed job, what it takes (positive) or gives back (negative) on each node.
+// What one allocation adds (sign +1) or gives back (-1) on each of its nodes, appended.
+void AddAmounts(const JobState& job, int sign, Delta& out) {
+  for (const Slice& slice : job.allocation) {
+    Amounts a;
+    a.devices = sign * slice.devices;
+    a.cpus = sign * static_cast<long>(slice.devices) * job.cpus_per_device;
+    a.memory_mb = sign * slice.devices * job.HostMemoryPerDevice();
+    out.emplace_back(slice.node, a);
+  }
+}
+
+// Per changed job, what it takes (positive) or gives back (negative) on each node: one entry per
+// node it holds before or after, ascending.
 std::vector<Delta> ChangeDeltas(const std::vector<Work>& work,
                                 const std::vector<size_t>& changed) {
   std::vector<Delta> deltas;
+  deltas.reserve(changed.size());
   for (size_t i : changed) {
-    const Work& w = work[i];
-    std::map<int, Amounts> change;
-    for (const Slice& slice : w.s.allocation) {
-      Amounts& a = change[slice.node];
-      a.devices += slice.devices;
-      a.cpus += static_cast<long>(slice.devices) * w.s.cpus_per_device;
-      a.memory_mb += slice.devices * w.s.HostMemoryPerDevice();
+    Delta delta;
+    delta.reserve(work[i].s.allocation.size() + work[i].original->allocation.size());
+    AddAmounts(work[i].s, +1, delta);
+    AddAmounts(*work[i].original, -1, delta);
+    std::sort(delta.begin(), delta.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    size_t out = 0;  // entries of one node summed into the first (sums: order-free)
+    for (size_t k = 0; k < delta.size(); ++k) {
+      if (out > 0 && delta[out - 1].first == delta[k].first) {
+        Amounts& m = delta[out - 1].second;
+        m.devices += delta[k].second.devices;
+        m.cpus += delta[k].second.cpus;
+        m.memory_mb += delta[k].second.memory_mb;
+      } else {
+        delta[out++] = delta[k];
+      }
     }
-    for (const Slice& slice : w.original->allocation) {
-      Amounts& a = change[slice.node];
-      a.devices -= slice.devices;
-      a.cpus -= static_cast<long>(slice.devices) * w.original->cpus_per_device;
-      a.memory_mb -= slice.devices * w.original->HostMemoryPerDevice();
-    }
-    deltas.emplace_back(change.begin(), change.end());
+    delta.resize(out);
+    deltas.push_back(std::move(delta));
   }
   return deltas;
 }

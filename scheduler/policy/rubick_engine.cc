@@ -119,6 +119,9 @@ double Engine::CompactSpeed(const Work& w, const TypeInfo& type, int devices) co
   if (curve == w.curves.end()) {
     w.curves.push_back({type.capability, type.per_node, cpus, {}});
     curve = std::prev(w.curves.end());
+    // Sized once for every size the job may take (its MAX, or the type's devices).
+    curve->speed.assign(static_cast<size_t>(std::max(std::min(w.s.max_devices, type.total), 0)) + 1,
+                        -1.0);
   }
   if (static_cast<int>(curve->speed.size()) <= devices) curve->speed.resize(devices + 1, -1.0);
   double& speed = curve->speed[devices];
@@ -292,21 +295,22 @@ void Engine::Rollback(std::vector<Undo>& undo) {
 
 // The device type holding most of the allocation's devices (the fastest on ties): the type a
 // job spread over several is ranked, shrunk and re-placed on.
-std::string Engine::MainType(const Allocation& allocation) const {
-  std::vector<int> per_type(types_.size(), 0);
+const std::string& Engine::MainType(const Allocation& allocation) const {
+  static const std::string kNone;
+  boost::container::small_vector<int, 4> per_type(types_.size(), 0);
   for (const Slice& slice : allocation) {
     const int t = node_type_[slice.node];
     if (t >= 0) per_type[t] += slice.devices;
   }
-  std::string main;
+  const std::string* main = &kNone;
   int most = 0;
   for (size_t t = 0; t < types_.size(); ++t) {  // fastest first
     if (per_type[t] > most) {
-      main = types_[t].name;
+      main = &types_[t].name;
       most = per_type[t];
     }
   }
-  return main;
+  return *main;
 }
 
 // One device of `type` fewer: taken from the job's smallest slice of that type (later node on

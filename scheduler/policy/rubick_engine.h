@@ -225,7 +225,7 @@ class Engine {
   void NoteResize(size_t i);
   static Allocation WithoutOne(const Allocation& allocation, const ClusterState& cluster,
                                const std::string& type);
-  std::string MainType(const Allocation& allocation) const;
+  const std::string& MainType(const Allocation& allocation) const;  // "" for none
   std::vector<size_t> ApplicableOrder(std::vector<size_t> changed) const;
   bool Changed(const Work& w) const;
   void Note(size_t i, const std::string& text);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "common/job_options.h"
 #include "scheduler/model/throughput_model.h"
 
@@ -40,7 +42,9 @@ struct Slice {
   bool operator==(const Slice&) const = default;
 };
 // Sorted by node, each slice with devices > 0.
-using Allocation = std::vector<Slice>;
+// Inline for up to four nodes: a decision copies allocations at every tentative step (JobState
+// copies, undo records, fits), and most jobs hold few nodes.
+using Allocation = boost::container::small_vector<Slice, 4>;
 
 int DeviceCount(const Allocation& allocation);
 // The model's view of an allocation on this cluster (capability groups, nodes spanned).
