@@ -15,6 +15,15 @@ namespace {
 // but finite so its slope still counts, and equal among such jobs so they rank by slope alone.
 constexpr double kNoLimitWork = 365.0 * 86400.0;
 
+// Ascending, without repeats, each an index below `count`.
+bool AreValid(const std::vector<int>& nodes, std::size_t count) {
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    if (nodes[k] < 0 || static_cast<std::size_t>(nodes[k]) >= count) return false;
+    if (k > 0 && nodes[k - 1] >= nodes[k]) return false;
+  }
+  return true;
+}
+
 // A job's nodes as the partition numbers them: ascending, without repeats, in range.
 std::vector<int> ValidNodes(std::vector<int> nodes, std::size_t count) {
   std::sort(nodes.begin(), nodes.end());
@@ -236,11 +245,14 @@ std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const Poli
     const LiveJob* found = jobs.Find(decision.job_id);
     if (!found || !found->may_resize) continue;
     const LiveJob& job = *found;
-    const std::vector<int> now = ValidNodes(job.nodes, count);
+    std::vector<int> repaired;  // only for a job whose nodes break LiveJob's contract
+    if (!AreValid(job.nodes, count)) repaired = ValidNodes(job.nodes, count);
+    const std::vector<int>& now = AreValid(job.nodes, count) ? job.nodes : repaired;
     const std::vector<int> next = NodesOf(decision, count);
     const int from = static_cast<int>(now.size());
     const int to = std::clamp(static_cast<int>(next.size()), std::min(job.min_nodes, from),
                               std::max(job.max_nodes, from));
+    if (to == from) continue;  // equal-size moves (re-placement) are not done live
     std::vector<int> target = now;
     std::string note;
     if (to > from) {
@@ -248,10 +260,10 @@ std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const Poli
         note = "; " + std::to_string(later) +
                " more once the nodes it takes from other jobs are released";
       }
-    } else if (to < from) {
+    } else {
       Shrink(now, job.batch_host, next, from - to, target);
     }
-    if (target == now) continue;  // equal-size moves (re-placement) are not done live
+    if (target == now) continue;  // nothing free to grow onto, or nothing it may release
     changes.push_back({job.job_id, std::move(target), Reason(decision.reason, policy_name) + note});
   }
   std::sort(changes.begin(), changes.end(),

@@ -11,7 +11,7 @@ NodeTable::NodeTable(const SlurmView& view, const std::map<std::string, double>&
   std::vector<std::string_view> names;
   names.reserve(view.nodes.size());
   for (const SlurmNode& node : view.nodes) names.push_back(node.name);
-  Index(names);
+  bool in_view_order = Index(names);
   // Nodes only jobs name: rare (a node gone from the view), so checked before re-indexing.
   bool missing = false;
   for (const SlurmJob& job : view.jobs) {
@@ -20,9 +20,18 @@ NodeTable::NodeTable(const SlurmView& view, const std::map<std::string, double>&
       if (Find(n) < 0) names.push_back(n), missing = true;
     }
   }
-  if (missing) Index(names);
-  for (const SlurmNode& node : view.nodes) {
-    LiveNode& live = nodes_[Find(node.name)];
+  if (missing) {
+    Index(names);
+    in_view_order = false;
+  }
+  // Slurm lists its nodes sorted: then view node k is node k, found without a lookup.
+  view_index_.resize(view.nodes.size());
+  for (std::size_t k = 0; k < view.nodes.size(); ++k) {
+    view_index_[k] = in_view_order ? static_cast<int>(k) : Find(view.nodes[k].name);
+  }
+  for (std::size_t k = 0; k < view.nodes.size(); ++k) {
+    const SlurmNode& node = view.nodes[k];
+    LiveNode& live = nodes_[view_index_[k]];
     const NodeType type = NodeTypeOf(node, node_types);
     live.cpus = node.cpus;
     live.devices = std::max(node.devices, 1);
@@ -31,9 +40,11 @@ NodeTable::NodeTable(const SlurmView& view, const std::map<std::string, double>&
   }
 }
 
-void NodeTable::Index(std::vector<std::string_view> names) {
+bool NodeTable::Index(std::vector<std::string_view> names) {
   // Slurm lists nodes in its configuration's order, usually sorted already.
-  if (!std::is_sorted(names.begin(), names.end())) std::sort(names.begin(), names.end());
+  const bool sorted = std::is_sorted(names.begin(), names.end());
+  if (!sorted) std::sort(names.begin(), names.end());
+  const std::size_t listed = names.size();
   names.erase(std::unique(names.begin(), names.end()), names.end());
   std::vector<LiveNode> nodes(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) nodes[i] = LiveNode{std::string(names[i]), 0, 1};
@@ -48,6 +59,7 @@ void NodeTable::Index(std::vector<std::string_view> names) {
     while (slots_[slot] >= 0) slot = (slot + 1) & (size - 1);
     slots_[slot] = static_cast<int>(i);
   }
+  return sorted && names.size() == listed;
 }
 
 std::uint64_t NodeTable::Hash(std::string_view name) {

@@ -27,11 +27,14 @@ class NodeTable {
   std::vector<int> FindAll(const std::vector<std::string>& names) const;
   const std::string& Name(int index) const { return nodes_[index].name; }
   const LiveNode& Node(int index) const { return nodes_[index]; }
+  // The index of the view's k-th node (SlurmView::nodes[k]).
+  int OfViewNode(std::size_t k) const { return view_index_[k]; }
   int Devices(int index) const { return nodes_[index].devices; }
   int size() const { return static_cast<int>(nodes_.size()); }
 
  private:
-  void Index(std::vector<std::string_view> names);
+  // Numbers `names` in name order; true when they came sorted and unique (node k is names[k]).
+  bool Index(std::vector<std::string_view> names);
 
   // Open addressing on FNV-1a: a cycle looks names up ~100,000 times at 10,000 nodes (planned
   // starts, job node lists), and a node-based hash map spent most of it chasing pointers.
@@ -40,6 +43,7 @@ class NodeTable {
   std::vector<LiveNode> nodes_;       // by index: name order
   std::vector<std::uint64_t> hash_;   // by index: Hash(name)
   std::vector<int> slots_;            // power-of-two size, -1 empty, else an index
+  std::vector<int> view_index_;       // by position in the view's node list: its index
 };
 
 }  // namespace elastic::policy

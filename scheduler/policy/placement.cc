@@ -39,12 +39,19 @@ model::Shape ShapeOf(const ClusterState& cluster, const Allocation& allocation,
 FreeLedger::FreeLedger(const ClusterState& cluster) : cluster_(&cluster) {
   types_ = DeviceTypes(cluster);
   std::vector<int> largest(types_.size(), 0);
+  devices_.reserve(cluster.nodes.size());
+  cpus_.reserve(cluster.nodes.size());
+  memory_mb_.reserve(cluster.nodes.size());
+  type_of_.reserve(cluster.nodes.size());
+  int type = 0;  // nodes come in runs of one type: the last node's is checked first
   for (const NodeState& node : cluster.nodes) {
     devices_.push_back(node.free_devices);
     cpus_.push_back(node.free_cpus);
     memory_mb_.push_back(node.free_memory_mb);
-    int type = static_cast<int>(std::find(types_.begin(), types_.end(), node.device_type) -
-                                types_.begin());
+    if (types_[type] != node.device_type) {
+      type = static_cast<int>(std::find(types_.begin(), types_.end(), node.device_type) -
+                              types_.begin());
+    }
     type_of_.push_back(type);
     largest[type] = std::max({largest[type], node.devices, node.free_devices});
   }

@@ -39,8 +39,9 @@ std::map<std::string, PartitionPool> Pools(const SlurmView& view, const NodeTabl
   std::map<std::string, PartitionPool> pools;
   const std::string* last_partition = nullptr;  // nodes come in runs of one partition
   PartitionPool* last_pool = nullptr;
-  for (const SlurmNode& node : view.nodes) {
-    const int i = table.Find(node.name);
+  for (std::size_t k = 0; k < view.nodes.size(); ++k) {
+    const SlurmNode& node = view.nodes[k];
+    const int i = table.OfViewNode(k);
     for (const std::string& partition : node.partitions) {
       if (!last_partition || *last_partition != partition) {
         last_partition = &partition;

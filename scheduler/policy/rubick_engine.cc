@@ -68,6 +68,7 @@ PolicyOutput Engine::Run() {
   for (size_t i = 0; i < work_.size(); ++i) {
     if (Changed(work_[i])) changed.push_back(i);
   }
+  output.decisions.reserve(changed.size());
   for (size_t i : ApplicableOrder(changed)) {
     const Work& w = work_[i];
     DecisionKind kind = w.started    ? DecisionKind::kStart

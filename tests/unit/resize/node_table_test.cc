@@ -1,6 +1,6 @@
 // NodeTable: nodes numbered in name order whatever the view's order, a name listed twice keeps
-// its last entry, nodes only a running job names are added with one device, lookups of unknown
-// names fail cleanly.
+// its last entry, each view position maps to its node, nodes only a running job names are added
+// with one device, lookups of unknown names fail cleanly.
 #include "scheduler/policy/node_table.h"
 
 #include <gtest/gtest.h>
@@ -33,6 +33,17 @@ TEST(NodeTableTest, IndicesFollowNameOrder) {
   EXPECT_EQ(table.Node(0).device_type, "a100");
   EXPECT_DOUBLE_EQ(table.Node(0).capability, 2.0);
   EXPECT_EQ(table.FindAll({"n3", "zz", "n1", "n3"}), (std::vector<int>{0, 2}));
+  EXPECT_EQ(table.OfViewNode(0), 2);  // the view's n3
+  EXPECT_EQ(table.OfViewNode(1), 0);
+  EXPECT_EQ(table.OfViewNode(2), 1);
+}
+
+TEST(NodeTableTest, ASortedViewKeepsItsPositions) {
+  SlurmView view;
+  view.nodes = {Node("a", 1), Node("b", 2), Node("c", 4)};
+  const NodeTable table(view, {});
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(table.OfViewNode(k), k);
+  EXPECT_EQ(table.Devices(table.OfViewNode(2)), 4);
 }
 
 TEST(NodeTableTest, LastEntryOfARepeatedNameWins) {
@@ -41,6 +52,8 @@ TEST(NodeTableTest, LastEntryOfARepeatedNameWins) {
   const NodeTable table(view, {});
   ASSERT_EQ(table.size(), 1);
   EXPECT_EQ(table.Devices(0), 4);
+  EXPECT_EQ(table.OfViewNode(0), 0);
+  EXPECT_EQ(table.OfViewNode(1), 0);
 }
 
 TEST(NodeTableTest, NodesOnlyARunningJobNamesAreAdded) {
@@ -62,6 +75,7 @@ TEST(NodeTableTest, NodesOnlyARunningJobNamesAreAdded) {
   EXPECT_EQ(table.Node(0).cpus, 0);
   EXPECT_EQ(table.Node(0).device_type, "node");
   EXPECT_EQ(table.Devices(1), 4);
+  EXPECT_EQ(table.OfViewNode(0), 1);  // n2, after the job's n1
 }
 
 }  // namespace
