@@ -182,6 +182,7 @@ class JobsById {
 // The nodes the decision leaves the job: slices with devices, in the partition, ascending.
 std::vector<int> NodesOf(const Decision& decision, std::size_t count) {
   std::vector<int> next;
+  next.reserve(decision.allocation.size());
   for (const Slice& slice : decision.allocation) {
     if (slice.devices > 0) next.push_back(slice.node);
   }
@@ -223,12 +224,14 @@ void Shrink(const std::vector<int>& now, int batch_host, const std::vector<int>&
 }
 
 // "<policy>: <reason>", unless the policy wrote its name first (easyscale does).
-std::string Reason(const std::string& reason, std::string_view policy_name) {
-  if (reason.size() > policy_name.size() && reason.compare(0, policy_name.size(), policy_name) == 0 &&
-      reason[policy_name.size()] == ':') {
-    return reason;
-  }
-  return std::string(policy_name) + ": " + reason;
+std::string Reason(const std::string& reason, std::string_view policy_name, std::string_view note) {
+  std::string text;
+  const bool named = reason.size() > policy_name.size() &&
+                     reason.compare(0, policy_name.size(), policy_name) == 0 &&
+                     reason[policy_name.size()] == ':';
+  text.reserve(policy_name.size() + 2 + reason.size() + note.size());
+  if (!named) text.append(policy_name).append(": ");
+  return text.append(reason).append(note);
 }
 
 }  // namespace
@@ -240,6 +243,7 @@ std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const Poli
   std::vector<bool> growable(count, false);
   for (std::size_t k = 0; k < count && k < partition.free.size(); ++k) growable[k] = partition.free[k];
   std::vector<LiveChange> changes;
+  changes.reserve(output.decisions.size());
   for (const Decision& decision : output.decisions) {
     if (decision.kind != DecisionKind::kResize) continue;  // no starts or requeues live
     const LiveJob* found = jobs.Find(decision.job_id);
@@ -253,7 +257,9 @@ std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const Poli
     const int to = std::clamp(static_cast<int>(next.size()), std::min(job.min_nodes, from),
                               std::max(job.max_nodes, from));
     if (to == from) continue;  // equal-size moves (re-placement) are not done live
-    std::vector<int> target = now;
+    std::vector<int> target;
+    target.reserve(std::max(from, to));
+    target = now;
     std::string note;
     if (to > from) {
       if (const int later = Grow(now, next, to - from, growable, target); later > 0) {
@@ -264,7 +270,7 @@ std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const Poli
       Shrink(now, job.batch_host, next, from - to, target);
     }
     if (target == now) continue;  // nothing free to grow onto, or nothing it may release
-    changes.push_back({job.job_id, std::move(target), Reason(decision.reason, policy_name) + note});
+    changes.push_back({job.job_id, std::move(target), Reason(decision.reason, policy_name, note)});
   }
   std::sort(changes.begin(), changes.end(),
             [](const LiveChange& a, const LiveChange& b) { return a.job_id < b.job_id; });

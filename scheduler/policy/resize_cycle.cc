@@ -2,7 +2,7 @@
 #include "scheduler/policy/resize_cycle.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
 
 namespace elastic::policy {
 namespace {
@@ -74,12 +74,20 @@ ResizeCycle::ResizeCycle(const SlurmView& view, const std::vector<ElasticJob>& j
                          const ResizeDecisionOptions& options)
     : view(view), options(options), nodes(view, options.node_types),
       pools(Pools(view, nodes, jobs, options)) {
-  std::unordered_map<std::uint32_t, const SlurmJob*> by_id;  // looked up, never iterated
+  std::vector<std::pair<std::uint32_t, const SlurmJob*>> by_id;  // sorted: looked up by id
   by_id.reserve(view.jobs.size());
-  for (const SlurmJob& job : view.jobs) by_id[job.job_id] = &job;
+  for (const SlurmJob& job : view.jobs) by_id.emplace_back(job.job_id, &job);
+  // A job id listed twice: its last entry, as a map assigned in list order keeps.
+  std::stable_sort(by_id.begin(), by_id.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  candidates.reserve(jobs.size());
   for (const ElasticJob& job : jobs) {
-    auto it = by_id.find(job.job_id);
-    if (it == by_id.end() || it->second->state != SlurmJobState::kRunning) continue;
+    auto it = std::upper_bound(by_id.begin(), by_id.end(), job.job_id,
+                               [](std::uint32_t id, const auto& entry) { return id < entry.first; });
+    if (it == by_id.begin() || (--it)->first != job.job_id ||
+        it->second->state != SlurmJobState::kRunning) {
+      continue;
+    }
     Candidate c;
     c.job = &job;
     c.slurm = it->second;

@@ -10,7 +10,10 @@
 namespace elastic::policy {
 
 ResizeGrowth::ResizeGrowth(ResizeCycle& cycle, const Policy* policy)
-    : cycle_(cycle), policy_(policy), granted_(static_cast<std::size_t>(cycle.nodes.size())) {}
+    : cycle_(cycle),
+      policy_(policy),
+      granted_(static_cast<std::size_t>(cycle.nodes.size())),
+      policed_(cycle.candidates.size()) {}
 
 void ResizeGrowth::Run() {
   for (auto& [partition, pool] : cycle_.pools) {
@@ -112,6 +115,7 @@ void ResizeGrowth::PriceGrowth(const Candidate& c, const std::vector<int>& free,
 LiveJob ResizeGrowth::ToLiveJob(const Candidate& c, bool may_resize, LiveNodes& nodes) const {
   LiveJob job;
   job.job_id = c.job->job_id;
+  job.nodes.reserve(c.nodes.size());
   for (int n : c.nodes) {
     const int k = nodes.Add(n);
     job.nodes.push_back(k);
@@ -154,8 +158,9 @@ void ResizeGrowth::DecideByPolicy(const std::string& partition, PartitionPool& p
   std::vector<Candidate*> jobs;  // by index into nodes.live.jobs
   for (Candidate* c : cycle_.InPartition(partition, false)) {
     if (c->nodes != c->original) continue;             // shrinking for a waiting job
-    if (policed_.contains(c->job->job_id)) continue;  // decided in another partition
-    policed_.insert(c->job->job_id);
+    const auto position = static_cast<std::size_t>(c - cycle_.candidates.data());
+    if (policed_[position]) continue;  // decided in another partition
+    policed_[position] = true;
     std::string why;
     const bool may_resize = MayGrow(*c, why);
     const bool could_grow = static_cast<int>(c->nodes.size()) < c->job->max_nodes;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -45,7 +44,7 @@ class ResizeGrowth {
   ResizeCycle& cycle_;
   const Policy* policy_;
   std::vector<bool> granted_;        // by node index: grown into this cycle (policy path)
-  std::set<std::uint32_t> policed_;  // jobs the policy has seen this cycle
+  std::vector<bool> policed_;        // by candidate: the policy has seen it this cycle
 };
 
 }  // namespace elastic::policy

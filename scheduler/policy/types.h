@@ -42,9 +42,9 @@ struct Slice {
   bool operator==(const Slice&) const = default;
 };
 // Sorted by node, each slice with devices > 0.
-// Inline for up to four nodes: a decision copies allocations at every tentative step (JobState
+// Inline for up to eight nodes: a decision copies allocations at every tentative step (JobState
 // copies, undo records, fits), and most jobs hold few nodes.
-using Allocation = boost::container::small_vector<Slice, 4>;
+using Allocation = boost::container::small_vector<Slice, 8>;
 
 int DeviceCount(const Allocation& allocation);
 // The model's view of an allocation on this cluster (capability groups, nodes spanned).
