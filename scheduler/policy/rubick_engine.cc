@@ -336,8 +336,12 @@ void Engine::Note(size_t i, const std::string& text) {
   } else if (w.reason.size() > 400) {
     return;  // long growth chains: the first steps say why
   }
-  w.reason += " " + text + ";";
+  w.reason.append(" ").append(text).append(";");
 }
+
+// Whether Note(i, ...) would still add to the job's reason (building a note costs more than
+// keeping it).
+bool Engine::Notes(size_t i) const { return work_[i].reason.size() <= 400; }
 
 void Engine::SetProtected(Work& w, bool on) {
   w.protected_sla = on;

@@ -66,7 +66,7 @@ struct ShrinkView {
   bool protected_sla = false;
   bool candidate = false;          // running, elastic, above its floor and may be resized
   double slope = 0.0;              // ShrinkSlope when a candidate
-  std::vector<bool> holds_type;    // per index into Engine::types_
+  TypeFlags holds_type;            // per index into Engine::types_
 };
 
 struct Work {
@@ -81,8 +81,9 @@ struct Work {
   double work = 0.0;           // reference-GPU-seconds left
   int version = 0;
   std::string reason;
-  mutable std::vector<SpeedCurve> curves;  // CompactSpeed's memo (see SpeedCurve)
-  mutable std::vector<MinResEntry> min_res;  // MinRes's memo (see MinResEntry)
+  // Inline: a job nearly always runs on one type with one CPU count.
+  mutable boost::container::small_vector<SpeedCurve, 1> curves;  // CompactSpeed's memo
+  mutable boost::container::small_vector<MinResEntry, 1> min_res;  // MinRes's memo
   mutable double owed_speed = -1.0;          // OwedSpeed's memo
   int revision = 0;  // bumped whenever s, touched or type change (SetFit, Rollback, a start)
   mutable ShrinkView shrink;  // ShrinkView's memo
@@ -229,6 +230,7 @@ class Engine {
   std::vector<size_t> ApplicableOrder(std::vector<size_t> changed) const;
   bool Changed(const Work& w) const;
   void Note(size_t i, const std::string& text);
+  bool Notes(size_t i) const;
 
   void TrackRunning(size_t i);
   void SetProtected(Work& w, bool on);

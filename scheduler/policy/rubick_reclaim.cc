@@ -303,7 +303,10 @@ bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, 
   }
   std::vector<size_t> noted;  // one note per victim however many steps it gave
   for (const Undo& step : undo) {
-    if (step.job == i || std::find(noted.begin(), noted.end(), step.job) != noted.end()) continue;
+    if (step.job == i || !Notes(step.job) ||
+        std::find(noted.begin(), noted.end(), step.job) != noted.end()) {
+      continue;
+    }
     noted.push_back(step.job);
     const Work& victim = work_[step.job];
     const char* what = !victim.running() ? "preempted for "
@@ -319,6 +322,7 @@ bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, 
     ++epoch_;
     slopes_dirty_.push_back(i);
   }
+  if (!Notes(i)) return true;
   Note(i, GrantNote(why, devices, type.name, slope, tally, w.s.cpus_per_device));
   model::Shape shape = ShapeOf(cluster_, w.s.allocation, w.s);
   if (shape.groups.size() > 1) {  // spread over device types: say how Eq. 1 placed the ESTs

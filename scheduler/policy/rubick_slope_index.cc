@@ -9,7 +9,7 @@
 namespace elastic::policy::rubick {
 
 void SlopeIndex::Set(std::size_t job, double slope, double tie,
-                     const std::vector<bool>& holds_type) {
+                     const TypeFlags& holds_type) {
   Erase(job);
   Entry& entry = entries_[job];
   entry.in = true;

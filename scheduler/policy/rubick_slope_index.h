@@ -9,7 +9,13 @@
 #include <set>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace elastic::policy::rubick {
+
+// Per device type (by index): whether a job holds devices of it. Inline for up to eight types:
+// one per job, rebuilt whenever the job changes.
+using TypeFlags = boost::container::small_vector<bool, 8>;
 
 class SlopeIndex {
  public:
@@ -18,7 +24,7 @@ class SlopeIndex {
   // `job` is a candidate at `slope` for each type it holds (holds_type, by type index), instead
   // of what it was; among equal slopes the lower `tie` comes first. A NaN slope or tie is kept
   // aside: it orders with nothing (see has_nan).
-  void Set(std::size_t job, double slope, double tie, const std::vector<bool>& holds_type);
+  void Set(std::size_t job, double slope, double tie, const TypeFlags& holds_type);
   // `job` is no candidate (any more).
   void Erase(std::size_t job);
   // The lowest slope of a candidate holding `type`; +infinity when none does.
@@ -43,7 +49,7 @@ class SlopeIndex {
     bool nan = false;
     double slope = 0.0;
     double tie = 0.0;
-    std::vector<bool> holds_type;
+    TypeFlags holds_type;
   };
   struct Key {
     double slope;
