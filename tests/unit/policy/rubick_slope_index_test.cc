@@ -13,8 +13,8 @@ namespace elastic::policy::rubick {
 namespace {
 
 using Jobs = std::vector<std::size_t>;
-const std::vector<bool> kType0 = {true, false};
-const std::vector<bool> kBoth = {true, true};
+const TypeFlags kType0 = {true, false};
+const TypeFlags kBoth = {true, true};
 auto kNone = [](std::size_t) { return false; };
 
 TEST(SlopeIndexTest, LowestPerTypeFollowsSetAndErase) {
