@@ -145,35 +145,54 @@ int ResizeGrowth::LiveNodes::Add(int n, bool free) {
   return k;
 }
 
-// The partition's jobs that take no part in step 1's shrinks, the nodes they hold and the idle
-// nodes nobody claimed, planned or reserved, in that order (LivePartition). A node in several
-// partitions is handed out once per cycle.
+// The partition's candidates that take no part in step 1's shrinks and no policy has seen yet
+// this cycle (a job in several partitions is decided once).
+std::vector<Candidate*> ResizeGrowth::Policed(const std::string& partition) {
+  std::vector<Candidate*> jobs;
+  for (Candidate* c : cycle_.InPartition(partition, false)) {
+    if (c->nodes != c->original) continue;  // shrinking for a waiting job
+    const auto position = static_cast<std::size_t>(c - cycle_.candidates.data());
+    if (policed_[position]) continue;  // decided in another partition
+    policed_[position] = true;
+    jobs.push_back(c);
+  }
+  return jobs;
+}
+
+// The partition's policed jobs, the nodes they hold and the idle nodes nobody claimed, planned or
+// reserved, in that order (LivePartition). A node in several partitions is handed out once per
+// cycle.
 void ResizeGrowth::DecideByPolicy(const std::string& partition, PartitionPool& pool) {
-  LiveNodes nodes(cycle_.nodes);
-  nodes.live.now = cycle_.view.now;
   std::vector<int> free;
   for (int n : pool.idle) {
     if (!pool.no_grow[n] && !granted_[n]) free.push_back(n);
   }
-  std::vector<Candidate*> jobs;  // by index into nodes.live.jobs
-  for (Candidate* c : cycle_.InPartition(partition, false)) {
-    if (c->nodes != c->original) continue;             // shrinking for a waiting job
-    const auto position = static_cast<std::size_t>(c - cycle_.candidates.data());
-    if (policed_[position]) continue;  // decided in another partition
-    policed_[position] = true;
+  const std::vector<Candidate*> jobs = Policed(partition);  // by index into the live jobs
+  std::size_t count = free.size();
+  for (const Candidate* c : jobs) count += c->nodes.size();
+  LiveNodes nodes(cycle_.nodes, count);
+  nodes.live.now = cycle_.view.now;
+  nodes.live.jobs.reserve(jobs.size());
+  for (Candidate* c : jobs) {
     std::string why;
     const bool may_resize = MayGrow(*c, why);
     const bool could_grow = static_cast<int>(c->nodes.size()) < c->job->max_nodes;
     if (!may_resize && could_grow && !free.empty()) {
       cycle_.held.push_back({c->job->job_id, "grow held back: " + why});
     }
-    jobs.push_back(c);
     nodes.live.jobs.push_back(ToLiveJob(*c, may_resize, nodes));
   }
   for (int n : free) nodes.Add(n, true);
   const LiveOptions options = LiveOptionsFrom(cycle_.options);
-  const std::vector<LiveChange> changes = DecideLive(*policy_, nodes.live, options);
+  Apply(DecideLive(*policy_, nodes.live, options), jobs, nodes);
+}
+
+// The policy's node changes onto the candidates: their new node sets, the nodes they grow into
+// marked granted, their reasons.
+void ResizeGrowth::Apply(const std::vector<LiveChange>& changes, const std::vector<Candidate*>& jobs,
+                         const LiveNodes& nodes) {
   std::vector<std::pair<std::uint32_t, Candidate*>> by_id;
+  by_id.reserve(jobs.size());
   for (Candidate* c : jobs) by_id.emplace_back(c->job->job_id, c);
   std::sort(by_id.begin(), by_id.end());
   for (const LiveChange& change : changes) {
@@ -181,6 +200,7 @@ void ResizeGrowth::DecideByPolicy(const std::string& partition, PartitionPool& p
                                     std::make_pair(change.job_id, static_cast<Candidate*>(nullptr)))
                        ->second;
     NodeList target;
+    target.reserve(change.target.size());
     for (int k : change.target) target.push_back(nodes.cycle[k]);
     std::sort(target.begin(), target.end());
     for (int n : target) {

@@ -28,11 +28,16 @@ class ResizeGrowth {
   void PriceGrowth(const Candidate& c, const std::vector<int>& free, std::size_t next,
                    std::vector<double>& gains) const;
   void DecideByPolicy(const std::string& partition, PartitionPool& pool);
+  std::vector<Candidate*> Policed(const std::string& partition);
   // One partition's LivePartition as it is built: its nodes numbered as they are added, each
-  // once, with the cycle's index of each.
+  // once, with the cycle's index of each (room for `expected` nodes).
   struct LiveNodes {
-    explicit LiveNodes(const NodeTable& nodes)
-        : table(nodes), index(static_cast<std::size_t>(nodes.size()), -1) {}
+    LiveNodes(const NodeTable& nodes, std::size_t expected)
+        : table(nodes), index(static_cast<std::size_t>(nodes.size()), -1) {
+      cycle.reserve(expected);
+      live.nodes.reserve(expected);
+      live.free.reserve(expected);
+    }
     int Add(int n, bool free = false);  // the partition's index of cycle node n
     const NodeTable& table;
     std::vector<int> index;  // by cycle index: the partition's, -1 none yet
@@ -40,6 +45,8 @@ class ResizeGrowth {
     LivePartition live;
   };
   LiveJob ToLiveJob(const Candidate& c, bool may_resize, LiveNodes& nodes) const;
+  void Apply(const std::vector<LiveChange>& changes, const std::vector<Candidate*>& jobs,
+             const LiveNodes& nodes);
 
   ResizeCycle& cycle_;
   const Policy* policy_;

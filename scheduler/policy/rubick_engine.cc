@@ -93,8 +93,8 @@ bool Engine::Changed(const Work& w) const {
 const TypeInfo& Engine::Type(const std::string& name) const { return types_[TypeIndex(name)]; }
 
 size_t Engine::TypeIndex(const std::string& name) const {
-  for (size_t t = 0; t < types_.size(); ++t) {
-    if (types_[t].name == name) return t;
+  for (size_t t = 0; t < types_.size(); ++t) {  // most callers pass a TypeInfo's own name
+    if (&types_[t].name == &name || types_[t].name == name) return t;
   }
   return 0;
 }
