@@ -36,12 +36,15 @@ bool Has(const std::vector<int>& nodes, int node) {
   return std::binary_search(nodes.begin(), nodes.end(), node);
 }
 
-// The job's slices: every device of each of its nodes. An index outside the partition counts
-// as one device, as a node the cluster did not show always has.
+// The job's slices: every device of each of its nodes (each once). An index outside the
+// partition counts as one device, as a node the cluster did not show always has.
 Allocation AllocationOf(const LiveJob& live, const ClusterState& cluster, int& devices) {
+  std::vector<int> nodes = live.nodes;
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   Allocation allocation;
   devices = 0;
-  for (int n : live.nodes) {
+  for (int n : nodes) {
     if (n < 0 || static_cast<std::size_t>(n) >= cluster.nodes.size()) {
       ++devices;
       continue;
@@ -50,9 +53,6 @@ Allocation AllocationOf(const LiveJob& live, const ClusterState& cluster, int& d
     allocation.push_back({n, held});
     devices += held;
   }
-  std::sort(allocation.begin(), allocation.end(),
-            [](const Slice& a, const Slice& b) { return a.node < b.node; });
-  allocation.erase(std::unique(allocation.begin(), allocation.end()), allocation.end());
   return allocation;
 }
 
@@ -73,8 +73,7 @@ void SetSizes(const LiveJob& live, int devices, int per_node, JobState& job) {
   job.requested_devices = devices;
 }
 
-JobState ToJobState(const LiveJob& live, const ClusterState& cluster,
-                    const LiveOptions& options) {
+JobState ToJobState(const LiveJob& live, const ClusterState& cluster, const LiveOptions& options) {
   JobState job;
   job.id = std::to_string(live.job_id);
   int devices = 0;
@@ -241,7 +240,9 @@ std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const Poli
   const std::size_t count = partition.nodes.size();
   const JobsById jobs(partition.jobs);
   std::vector<bool> growable(count, false);
-  for (std::size_t k = 0; k < count && k < partition.free.size(); ++k) growable[k] = partition.free[k];
+  for (std::size_t k = 0; k < count && k < partition.free.size(); ++k) {
+    growable[k] = partition.free[k];
+  }
   std::vector<LiveChange> changes;
   changes.reserve(output.decisions.size());
   for (const Decision& decision : output.decisions) {
@@ -249,9 +250,10 @@ std::vector<LiveChange> ToLiveChanges(const LivePartition& partition, const Poli
     const LiveJob* found = jobs.Find(decision.job_id);
     if (!found || !found->may_resize) continue;
     const LiveJob& job = *found;
+    const bool valid = AreValid(job.nodes, count);
     std::vector<int> repaired;  // only for a job whose nodes break LiveJob's contract
-    if (!AreValid(job.nodes, count)) repaired = ValidNodes(job.nodes, count);
-    const std::vector<int>& now = AreValid(job.nodes, count) ? job.nodes : repaired;
+    if (!valid) repaired = ValidNodes(job.nodes, count);
+    const std::vector<int>& now = valid ? job.nodes : repaired;
     const std::vector<int> next = NodesOf(decision, count);
     const int from = static_cast<int>(now.size());
     const int to = std::clamp(static_cast<int>(next.size()), std::min(job.min_nodes, from),

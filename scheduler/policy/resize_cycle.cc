@@ -82,8 +82,9 @@ ResizeCycle::ResizeCycle(const SlurmView& view, const std::vector<ElasticJob>& j
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   candidates.reserve(jobs.size());
   for (const ElasticJob& job : jobs) {
-    auto it = std::upper_bound(by_id.begin(), by_id.end(), job.job_id,
-                               [](std::uint32_t id, const auto& entry) { return id < entry.first; });
+    auto it =
+        std::upper_bound(by_id.begin(), by_id.end(), job.job_id,
+                         [](std::uint32_t id, const auto& entry) { return id < entry.first; });
     if (it == by_id.begin() || (--it)->first != job.job_id ||
         it->second->state != SlurmJobState::kRunning) {
       continue;

@@ -189,8 +189,8 @@ void ResizeGrowth::DecideByPolicy(const std::string& partition, PartitionPool& p
 
 // The policy's node changes onto the candidates: their new node sets, the nodes they grow into
 // marked granted, their reasons.
-void ResizeGrowth::Apply(const std::vector<LiveChange>& changes, const std::vector<Candidate*>& jobs,
-                         const LiveNodes& nodes) {
+void ResizeGrowth::Apply(const std::vector<LiveChange>& changes,
+                         const std::vector<Candidate*>& jobs, const LiveNodes& nodes) {
   std::vector<std::pair<std::uint32_t, Candidate*>> by_id;
   by_id.reserve(jobs.size());
   for (Candidate* c : jobs) by_id.emplace_back(c->job->job_id, c);
