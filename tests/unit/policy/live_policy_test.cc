@@ -133,6 +133,21 @@ TEST_F(LivePolicyTest, ToPolicyInputShowsNodesAsDevices) {
   EXPECT_EQ(options.reference_devices_per_node, 1);
 }
 
+// A job whose node list breaks LiveJob's contract (a repeat, an index past the partition): each
+// node counts once, an unknown one as one device, as a node the cluster did not show always did.
+TEST_F(LivePolicyTest, ToPolicyInputCountsRepeatedAndUnknownNodesOnce) {
+  SetNodes({{"n1", 8, 2}}, {{"n2", 8, 2}});
+  LiveJob job;
+  job.job_id = 5;
+  job.nodes = {0, 0, 9};
+  job.max_nodes = 4;
+  partition_.jobs.push_back(job);
+  const PolicyInput input = ToPolicyInput(partition_, LiveOptions{});
+  ASSERT_EQ(input.jobs.size(), 1u);
+  EXPECT_EQ(input.jobs[0].allocation, (Allocation{{0, 2}}));
+  EXPECT_EQ(input.jobs[0].requested_devices, 3);
+}
+
 // All three resizing policies grow a lone job up to its E = 4 ESTs and no further, though MAX is
 // 8 and 5 nodes are free (Eq. 1: 5+ workers run no faster than 4).
 TEST_F(LivePolicyTest, EveryResizingPolicyGrowsUpToTheEstsOnly) {
