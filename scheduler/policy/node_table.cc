@@ -46,9 +46,9 @@ bool NodeTable::Index(std::vector<std::string_view> names) {
   if (!sorted) std::sort(names.begin(), names.end());
   const std::size_t listed = names.size();
   names.erase(std::unique(names.begin(), names.end()), names.end());
-  std::vector<LiveNode> nodes(names.size());
-  for (std::size_t i = 0; i < names.size(); ++i) nodes[i] = LiveNode{std::string(names[i]), 0, 1};
-  nodes_ = std::move(nodes);
+  nodes_.clear();
+  nodes_.reserve(names.size());
+  for (std::string_view name : names) nodes_.push_back(LiveNode{std::string(name), 0, 1});
   std::size_t size = 16;
   while (size < 2 * nodes_.size()) size *= 2;  // at most half full
   slots_.assign(size, -1);
