@@ -51,6 +51,7 @@ Engine::Engine(const ClusterState& cluster, const std::vector<JobState>& jobs, d
   for (const JobState* job : QueueOrder(jobs)) {
     queue_.push_back(static_cast<size_t>(job - jobs.data()));
   }
+  if (engine_.rank_by_work) WeighByWork();
   held_.assign(work_.size(), {});
   no_shrink_at_.assign(types_.size(), -1);
   slopes_ = SlopeIndex(types_.size());

@@ -27,6 +27,9 @@ namespace elastic::policy::rubick {
 inline constexpr double kEpsilon = 1e-9;
 // CPU steps (one CPU per device of one job) one grant may take: bounds a decision's cost.
 inline constexpr int kCpuReclaimSteps = 32;
+// elastic's ranking (Engine::Rank): heSRPT's speedup exponent p, for speedups k^p. ½ is the
+// square-root speedup of heSRPT's own examples; docs/evaluation.md shows 0.3-0.7 alike.
+inline constexpr double kRankExponent = 0.5;
 
 struct TypeInfo {
   std::string name;
@@ -79,6 +82,7 @@ struct Work {
   bool cpu_adaptive = false;   // the policy chooses its CPUs per device
   std::string type;            // device type it mainly runs on ("" while pending)
   double work = 0.0;           // reference-GPU-seconds left
+  double rank_weight = 1.0;    // elastic: what its slopes are worth (Engine::WeighByWork)
   int version = 0;
   std::string reason;
   // Inline: a job nearly always runs on one type with one CPU count.
@@ -120,7 +124,7 @@ struct EngineOptions {
   bool backfill_aware = false;  // elastic: rigid-first, the head's reservation guard
   bool cpus = false;            // Policy::SchedulesCpus
   bool hetero = false;          // elastic: grow a job onto other device types (EasyScale Eq. 1)
-  bool rank_by_work = false;    // elastic: Smith's rule (slope / remaining work)
+  bool rank_by_work = false;    // elastic: slopes weighted by remaining-work order (heSRPT)
   bool preempt_last = false;    // elastic: preempt only when no device type fits without it
 };
 
@@ -152,6 +156,7 @@ class Engine {
   std::optional<Growth> BestGrowth(size_t i) const;
   void AddOtherTypes(const Work& w, size_t i, std::optional<Growth>& best) const;
   double Rank(const Work& w, double slope) const;
+  void WeighByWork();
   double StarvationThreshold(const Work& w) const;
 
   // ---- taking resources from others (rubick_reclaim.cc) -----------------------------------

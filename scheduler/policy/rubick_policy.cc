@@ -13,12 +13,31 @@ namespace elastic::policy {
 namespace rubick {
 
 // What a slope is worth when ranking jobs. rubick: the slope itself (SortBySlope). elastic: the
-// slope over the job's remaining work, i.e. the share of the job a device finishes per hour
-// (Smith's rule for mean completion time; SRPT generalised to elastic jobs). It uses the same
-// run-time estimates backfill reserves with. (Per hour only keeps ranks near 1 for kEpsilon.)
+// slope times the job's weight by remaining work (WeighByWork).
 double Engine::Rank(const Work& w, double slope) const {
   if (!engine_.rank_by_work) return slope;
-  return slope * 3600.0 / std::max(w.work, 1.0);
+  return slope * w.rank_weight;
+}
+
+// heSRPT (Berg, Vesilo, Harchol-Balter, SIGMETRICS 2020): for mean flow time of jobs with
+// speedup k^p, the optimal shares finish jobs in order of remaining work yet keep every job
+// running; the job i-th from the largest gets (i/m)^(1/(1-p)) - ((i-1)/m)^(1/(1-p)). A greedy
+// that grants each device to the highest weighted slope reaches those shares with weight i^p.
+// So a job's weight is (jobs with at least its remaining work)^p: it depends on the order of
+// remaining work, not on its ratios. The ratios (Smith's rule, slope / work) gave a short job's
+// growth in its flat part priority over a long job's first device, which costs throughput
+// wherever jobs' lengths are close (docs/evaluation.md, "Where elastic loses").
+void Engine::WeighByWork() {
+  std::vector<double> works;  // of the jobs whose shares the ranking sets: elastic ones
+  works.reserve(work_.size());
+  for (const Work& w : work_) {
+    if (w.s.elastic) works.push_back(w.work);
+  }
+  std::sort(works.begin(), works.end());
+  for (Work& w : work_) {
+    const auto at_least = works.end() - std::lower_bound(works.begin(), works.end(), w.work);
+    w.rank_weight = std::pow(static_cast<double>(at_least), kRankExponent);
+  }
 }
 
 // Rubick §5.2's starvation threshold. Under elastic's ranking a long job waits behind shorter
@@ -107,7 +126,7 @@ void Engine::Privileged() {
 }
 
 // The order pending guaranteed jobs claim their tenant's quota. rubick: queue order. elastic:
-// Smith's rule as for best-effort jobs (least remaining work first), except that jobs past
+// least remaining work first, as best-effort jobs are ranked, except that jobs past
 // their starvation threshold go first in queue order.
 std::vector<size_t> Engine::PrivilegedOrder() const {
   std::vector<size_t> order = Queue();
@@ -128,7 +147,7 @@ std::vector<size_t> Engine::PrivilegedOrder() const {
 // fits `quota_left` and Acquire succeeds; `within_quota` is set if some type's minRes fits.
 // elastic calls it twice, first with preemption off. minRes on any type gives the job the
 // speed it is owed (Rubick §5.1), so the SLA is met either way, while a preemption sends a
-// best-effort job back to the queue to pay a restart and wait (under Smith's rule a long
+// best-effort job back to the queue to pay a restart and wait (ranked by remaining work, a long
 // victim may wait long): it is the last resort after every type's free devices and jobs above
 // their minimum (Rubick §5: preemption exists "to avoid SLA violations for guaranteed jobs";
 // EasyScale §3.4: any device type can host the job's ESTs).

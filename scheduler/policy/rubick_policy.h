@@ -54,9 +54,10 @@
 //    growth, shrink, CPU change or preemption is checked against what each job will still hold
 //    on each node at the reservation time, using the job's end estimate after the action (a
 //    shrink delays an end) (rubick_guard.cc).
-//  - Smith's rule (options.elastic_shortest_work_first): slopes are ranked per unit of remaining
-//    work, so devices go first to what finishes jobs soonest (SRPT generalised to elastic jobs,
-//    from the run-time estimates backfill also uses); a best-effort job starves only after
+//  - shortest remaining work first (options.elastic_shortest_work_first), as heSRPT weighs it:
+//    a job's slopes count (elastic jobs with at least its remaining work)^(1/2), so jobs finish
+//    in order of remaining work while every job keeps getting devices (Engine::WeighByWork; from
+//    the run-time estimates backfill also uses); a best-effort job starves only after
 //    waiting elastic_starvation_slowdown x its run time (and at least the threshold). Pending
 //    guaranteed jobs claim their tenant's quota in the same order (least remaining work first),
 //    starving ones first in queue order (rubick: queue order).

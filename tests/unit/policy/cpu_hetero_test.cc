@@ -170,8 +170,8 @@ TEST(ElasticHetero, GrowsOntoASlowerTypeWhenEquation1SaysItPays) {
   EXPECT_EQ(Find(RubickPolicy({}).Decide(cluster, {job}, 100000), "a"), nullptr);
 }
 
-// Smith's rule: one free device, two pending 1-device jobs; elastic starts the one with less work
-// although it was submitted later, rubick the earlier one.
+// Shortest work first: one free device, two pending 1-device jobs; elastic starts the one with
+// less work although it was submitted later, rubick the earlier one.
 TEST(ElasticRanking, ShortestWorkStartsFirst) {
   ClusterState cluster;
   AddNodes(cluster, 1, 1, "gpu", 1.0);

@@ -261,7 +261,7 @@ TEST_F(LivePolicyTest, TheSupervisorsSensitivityCurveReplacesTheSpeedupModel) {
 }
 
 // Same speed curves, one free node. rubick ranks by slope (equal) then submit time: job 2,
-// started earlier, grows. elastic ranks slope per unit of remaining work (Smith's rule): job 1,
+// started earlier, grows. elastic ranks slopes by remaining work (shortest first): job 1,
 // 10 minutes from its limit against job 2's 10 hours, grows.
 TEST_F(LivePolicyTest, ElasticGrowsTheShortestRemainingWorkRubickTheEarliest) {
   for (const char* name : {"rubick", "elastic"}) {

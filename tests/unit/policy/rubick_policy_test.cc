@@ -121,7 +121,7 @@ TEST(Rubick, GuaranteedJobGetsItsRequestedPerformance) {
 }
 
 // Two pending guaranteed jobs of one tenant whose quota holds one claim: early (submitted first,
-// 10x the work) and short. rubick admits in queue order (early); elastic by Smith's rule (short),
+// 10x the work) and short. rubick admits in queue order (early); elastic least work first (short),
 // unless early has waited past its starvation threshold (elastic: as long as it would run).
 TEST(Elastic, GuaranteedJobsClaimTheQuotaByRemainingWork) {
   ClusterState cluster;
@@ -141,6 +141,31 @@ TEST(Elastic, GuaranteedJobsClaimTheQuotaByRemainingWork) {
   EXPECT_EQ(admitted(RubickPolicy({}), 1000), "early");
   EXPECT_EQ(admitted(ElasticPolicy({}), 1000), "short");
   EXPECT_EQ(admitted(ElasticPolicy({}), 100000), "early");  // starving: queue order first
+}
+
+// One free device. short (12 ESTs, comm 0.1) runs on 3 of a node's 4 with little work left: its
+// 4th device adds 2.50 - 2.14 = 0.36. long waits with 1000x the work; its first device adds 1.0.
+// Smith's rule (slope / work) gave the device to short's flat growth. elastic's heSRPT weights
+// (jobs with at least this much work left, to the power 1/2: short sqrt(2), long 1) start long,
+// as rubick's slopes do; neither grows short.
+TEST(Elastic, ALongJobsFirstDeviceOutranksAShortJobsFlatGrowth) {
+  ClusterState cluster;
+  AddNodes(cluster, 1, 4, "gpu", 1.0);
+  std::vector<JobState> jobs{Job("short", 3, 4, 0, 0.1), Job("long", 1, 4, 9000, 0.0)};
+  jobs[0].profile.ests = 12;
+  Place(cluster, jobs[0], 0, 3, 0.0);
+  jobs[0].remaining_work = 1000;
+  jobs[1].expected_runtime_s = 1e6;
+  const RubickPolicy rubick({});
+  const ElasticPolicy elastic({});
+  for (const Policy* policy : std::vector<const Policy*>{&rubick, &elastic}) {
+    const PolicyOutput out = policy->Decide(cluster, jobs, 10000);
+    const Decision* started = Find(out, "long");
+    ASSERT_NE(started, nullptr) << policy->Name();
+    EXPECT_EQ(started->kind, DecisionKind::kStart) << policy->Name();
+    const Decision* short_job = Find(out, "short");
+    EXPECT_TRUE(!short_job || DeviceCount(short_job->allocation) < 3) << policy->Name();
+  }
 }
 
 TEST(Elastic, GrowthNeverUsesDevicesTheRigidHeadNeeds) {
