@@ -7,10 +7,10 @@
 #      LibTorch-heavy user_model_integration_test, see below); Open MPI's own
 #      allocations at exit are suppressed by contrib/sanitizer/lsan.supp, nothing of ours;
 #   3. cluster suites (label `cluster`): the ASan-built SPANK module runs inside Slurm's daemons
-#      and clients, which are not instrumented, so the ASan runtime is preloaded into every
-#      process of the test (Slurm, MariaDB and munged included). Memory errors abort whichever
-#      process hits them (the test then fails); leaks are not checked here (Slurm's and MariaDB's
-#      would be reported), they are in 1 and 2.
+#      and clients, which are not instrumented, so the ASan runtime (and libstdc++, see below) is
+#      preloaded into every process of the test (Slurm, MariaDB and munged included). Memory
+#      errors abort whichever process hits them (the test then fails); leaks are not checked here
+#      (Slurm's and MariaDB's would be reported), they are in 1 and 2.
 #   Wait limits and ctest TIMEOUTs are 4x in this build (tests/common/time_scale.h).
 #   [CLUSTER_JOBS=N] contrib/sanitize.sh [--no-cluster] [extra ctest arguments]
 set -euo pipefail
@@ -39,6 +39,10 @@ ASAN_OPTIONS=$asan:detect_leaks=0 \
   ctest --test-dir "$build" --output-on-failure -R user_model_integration_test "$@"
 if ((cluster)); then
   runtime=$(gcc -print-file-name=libasan.so)
-  LD_PRELOAD=$runtime ASAN_OPTIONS=$asan:detect_leaks=0 \
+  # libstdc++ preloaded after the runtime: a process that loads it only later (python3 loading
+  # LibTorch, as online_model_integration_test's artifacts do) otherwise aborts at its first C++
+  # throw, ASan's __cxa_throw interceptor having found no real one at start-up.
+  cxxlib=$(readlink -f "$(g++ -print-file-name=libstdc++.so)")
+  LD_PRELOAD=$runtime:$cxxlib ASAN_OPTIONS=$asan:detect_leaks=0 \
     ctest --test-dir "$build" --output-on-failure -j "${CLUSTER_JOBS:-2}" -L cluster "$@"
 fi
