@@ -67,7 +67,9 @@ std::string ElasticdClusterSuite::Log() {
 ElasticdClusterSuite::GrownJob ElasticdClusterSuite::GrowToAllFourNodes(
     const std::string& config, const std::string& out, const std::string& extra_args) {
   GrownJob grown;
-  grown.hold = Submit("-N 3 --exclusive --wrap 'sleep 8'");
+  // Long enough for the first generation's first 5 reports, which a slower build takes longer
+  // to reach (under ASan, 8 s gave 4).
+  grown.hold = Submit("-N 3 --exclusive --wrap 'sleep " + std::to_string(ScaledSeconds(8)) + "'");
   grown.job = Submit("-N 1-4 --exclusive --elastic " + extra_args + " -o " + out + " --wrap " +
                      ShellQuote(AgentPath() + " run --config " + config));
   if (WaitForNodes(grown.job, 4, "1-4", 120).empty()) {

@@ -25,14 +25,14 @@ class ElasticdClusterSuite : public ClusterSuite {
   static std::string Log();
 
   // The jobs of GrowToAllFourNodes: the elastic job and the rigid 3-node job that held the
-  // other nodes for 8 s.
+  // other nodes for 8 s (scaled, time_scale.h).
   struct GrownJob {
     std::string job, hold;
   };
   // Submits `-N 1-4 --exclusive --elastic` plus `extra_args` `elastic-agent run --config F`
-  // (output to `out`) while a rigid job holds 3 nodes for 8 s, and waits (120 s) until elasticd
-  // has grown it to all 4 nodes. On timeout the test fails with the AdminComment, elasticd's log
-  // and the job's output, and `job` is "".
+  // (output to `out`) while a rigid job holds 3 nodes for 8 s (scaled), and waits (120 s) until
+  // elasticd has grown it to all 4 nodes. On timeout the test fails with the AdminComment,
+  // elasticd's log and the job's output, and `job` is "".
   static GrownJob GrowToAllFourNodes(const std::string& config, const std::string& out,
                                      const std::string& extra_args = "");
 };
