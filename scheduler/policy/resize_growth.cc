@@ -196,9 +196,10 @@ void ResizeGrowth::Apply(const std::vector<LiveChange>& changes,
   for (Candidate* c : jobs) by_id.emplace_back(c->job->job_id, c);
   std::sort(by_id.begin(), by_id.end());
   for (const LiveChange& change : changes) {
-    Candidate* c = std::lower_bound(by_id.begin(), by_id.end(),
-                                    std::make_pair(change.job_id, static_cast<Candidate*>(nullptr)))
-                       ->second;
+    auto it = std::lower_bound(by_id.begin(), by_id.end(),
+                               std::make_pair(change.job_id, static_cast<Candidate*>(nullptr)));
+    if (it == by_id.end() || it->first != change.job_id) continue;  // not a job handed in
+    Candidate* c = it->second;
     NodeList target;
     target.reserve(change.target.size());
     for (int k : change.target) target.push_back(nodes.cycle[k]);

@@ -334,7 +334,7 @@ void Engine::Note(size_t i, const std::string& text) {
   Work& w = work_[i];
   if (w.reason.empty()) {
     w.reason = engine_.backfill_aware ? "elastic:" : "rubick:";
-  } else if (w.reason.size() > 400) {
+  } else if (!Notes(i)) {
     return;  // long growth chains: the first steps say why
   }
   w.reason.append(" ").append(text).append(";");
