@@ -3,18 +3,21 @@
 // Slurm around elasticd's own decision code — policy::DecideResizes with the Policy elasticd
 // builds (MakePolicy(name, LivePolicyOptions(LiveOptionsFrom(options)))), the same functions,
 // not a copy:
-//  1. Slurm starts what it can: EASY backfill (the backfill Policy) over whole nodes, in Slurm's
-//     queue order; an elastic job (-N MIN-MAX) starts on its MIN nodes and, as Slurm does for a
-//     node range, on as many more idle nodes as are free up to MAX, leaving the nodes planned for
-//     the blocked head; the head's planned nodes (`sched_nodes`) are those that free up first.
+//  1. Slurm starts what it can (sim_slurm.h): EASY backfill in Slurm's queue order with cons_tres
+//     placement. A job of a node or more holds whole nodes; an elastic one (-N MIN-MAX) starts
+//     on its MIN nodes and, as Slurm does for a node range, on as many more idle nodes as are
+//     free up to MAX, leaving the nodes planned for the blocked head (`sched_nodes`, those that
+//     free up first). A job smaller than a node shares a node with others (best fit).
 //  2. elasticd's cycle on the SlurmView of that state: running jobs on their nodes with Slurm's
 //     end times (the model's end estimates stand in for time limits), the pending queue
 //     (reason Resources for the head, Priority behind it), accounts = tenants, classes and
 //     quotas: shrinks and preemptions for waiting jobs, then the Policy's grows and shrinks.
 //  3. Slurm starts what the shrinks and preemptions made room for.
-// Every job holds whole nodes (elasticd resizes whole nodes, one training rank per device), so
-// jobs are submitted with sizes rounded up to whole nodes (SimOptions::whole_node_devices) and
-// the cluster must have one node size. Times are the simulator's seconds plus a fixed epoch.
+// elasticd resizes whole nodes (one training rank per device), and Slurm cannot resize a job's
+// devices within a node, so jobs are submitted as SimOptions::whole_node_devices says: one of a
+// node or more as a whole-node job (sizes rounded up to whole nodes; elastic unless rigid), a
+// smaller one as a rigid job at its request, as a user would submit it beside elastic jobs; the
+// cluster must have one node size. Times are the simulator's seconds plus a fixed epoch.
 // Thread-safety: Decide is const and uses only its arguments.
 #pragma once
 
@@ -44,7 +47,6 @@ class LivePathPolicy final : public policy::Policy {
   LivePathPolicy(std::unique_ptr<policy::Policy> inner, policy::ResizeDecisionOptions options);
 
   std::unique_ptr<policy::Policy> inner_;
-  std::unique_ptr<policy::Policy> slurm_;  // EASY backfill: Slurm's own starts
   policy::ResizeDecisionOptions options_;
   std::string name_;
 };

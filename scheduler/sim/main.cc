@@ -75,8 +75,9 @@ int Run(int argc, char** argv) {
       "no-preemption", po::bool_switch(),
       "rubick, elastic: guaranteed jobs never preempt best-effort jobs (ablation)")(
       "live", po::bool_switch(),
-      "replay elasticd's live path: Slurm's backfill starts jobs on whole nodes and elasticd's "
-      "resize decision, running --policy, grows, shrinks and preempts them (one node size)")(
+      "replay elasticd's live path: Slurm's backfill starts jobs (a node or more on whole nodes, "
+      "smaller ones rigid on shared nodes) and elasticd's resize decision, running --policy, "
+      "grows, shrinks and preempts the elastic ones (one node size)")(
       "cpu-need-max", po::value(&options.cpu_need_max)->default_value(0.0),
       "per-job CPU threads per capability-1 device for full speed, drawn in "
       "[--cpu-need-min, this] (0: CPUs never change speed)")(

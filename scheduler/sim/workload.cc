@@ -131,7 +131,14 @@ void AssignCpus(const TraceJob& row, policy::JobState& job, const policy::Cluste
 }
 
 // Sizes in whole nodes of `per_node` devices, rounded up (a 1-GPU job gets a node).
+// --live: a job of a node or more is resized by whole nodes; a smaller one shares a node at its
+// request and is never resized (Slurm cannot resize a job's devices within a node).
 void RoundToWholeNodes(policy::JobState& job, int per_node) {
+  if (job.requested_devices < per_node) {
+    job.elastic = false;
+    job.min_devices = job.max_devices = job.requested_devices;
+    return;
+  }
   auto round_up = [per_node](int devices) { return (devices + per_node - 1) / per_node * per_node; };
   job.requested_devices = round_up(job.requested_devices);
   job.min_devices = round_up(job.min_devices);

@@ -48,8 +48,9 @@ struct SimOptions {
   int cpus_per_gpu = 0;                   // 0 = the fewest CPUs per device of any node type
   std::int64_t memory_mb_per_gpu = 0;     // host memory every job holds per device
   bool record_timeline = true;
-  // --live (live_path.h): every job's requested, min and max devices rounded up to whole nodes
-  // of this many devices (elasticd resizes whole nodes); 0 = off.
+  // --live (live_path.h): nodes of this many devices. A job requesting at least that many has
+  // its requested, min and max devices rounded up to whole nodes (elasticd resizes whole
+  // nodes); a smaller one runs rigid at its request, sharing a node; 0 = off.
   int whole_node_devices = 0;
 };
 

@@ -54,18 +54,28 @@ TEST(LivePathReplay, AGuaranteedJobPreemptsTheBestEffortOneThroughElasticdsDecis
 }
 
 // Random traces on 2-GPU nodes: the simulator accepts every decision (no node over-committed,
-// sizes in bounds), every job ends, and every job only ever held whole nodes.
+// sizes in bounds), every job ends, every job of a node or more only ever held whole nodes, and
+// every 1-GPU job ran rigid at its request, sharing a node.
 TEST(LivePathReplay, RandomTracesRunToTheEndOnWholeNodes) {
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     const std::vector<TraceJob> trace = RandomTrace(seed, 60);
     for (const char* name : {"easyscale", "rubick", "elastic"}) {
       SimResult result = Replay("6x2", trace, name, SimOptions{});
       ASSERT_EQ(result.error, "") << name << " seed " << seed;
+      int shared = 0;
       for (const JobRecord& job : result.jobs) {
         EXPECT_GE(job.end_s, job.start_s) << job.id;
+        if (job.requested_devices == 1) {
+          EXPECT_TRUE(job.rigid) << name << " " << job.id;
+          EXPECT_EQ(job.peak_devices, 1) << name << " " << job.id;
+          EXPECT_EQ(job.resizes, 0) << name << " " << job.id;
+          ++shared;
+          continue;
+        }
         EXPECT_EQ(job.peak_devices % 2, 0) << name << " " << job.id;
         EXPECT_EQ(job.min_devices % 2, 0) << job.id;
       }
+      EXPECT_GT(shared, 0) << "seed " << seed;
     }
   }
 }
