@@ -42,7 +42,10 @@
 //     Either way a resize also needs the minimum interval since the job's last resize and
 //     Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time since start, N =
 //     resizes including this one, delta = resize cost).
-// Jobs with an order in flight take no part. Thread-safety: pure function of its arguments.
+// Jobs with an order in flight take no part, nor (held back, with the reason) does a job on GPU
+// nodes that holds fewer GPUs than its nodes have (SlurmJob::gpus; cons_tres shares the rest):
+// whole-node resizes are for jobs that hold whole nodes. Thread-safety: pure function of its
+// arguments.
 #pragma once
 
 #include <cstdint>

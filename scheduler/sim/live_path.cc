@@ -42,6 +42,7 @@ policy::SlurmJob ToSlurmJob(const SimSlurm& s, size_t j, std::uint32_t priority)
     out.min_nodes = static_cast<int>(out.nodes.size());
     out.start_time = Unix(job.started_s);
     out.end_time = job.expected_end_s == kNever ? 0 : Unix(job.expected_end_s);
+    out.gpus = policy::DeviceCount(job.allocation);
     return out;
   }
   out.state = policy::SlurmJobState::kPending;

@@ -126,6 +126,7 @@ policy::SlurmJob ToJob(const slurm_job_info_t& job) {
     out.min_nodes = static_cast<int>(out.nodes.size());
     out.start_time = job.start_time;
     out.end_time = job.time_limit == INFINITE || job.time_limit == NO_VAL ? 0 : job.end_time;
+    out.gpus = AllocatedGpus(job.tres_alloc_str).value_or(-1);
   } else if (out.state == policy::SlurmJobState::kPending) {
     out.reason = ReasonName(job.state_reason);
     out.start_time = job.start_time;

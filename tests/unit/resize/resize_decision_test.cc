@@ -127,6 +127,47 @@ TEST_F(ResizeDecisionTest, StepOneShrinksTheJobThatLosesLeastOnItsDevices) {
   EXPECT_EQ(gpus.proposals[0].target_nodes, (std::vector<std::string>{"n1"}));
 }
 
+// On 4-GPU nodes job 7 holds 2 of n1's GPUs (cons_tres shares the node): elasticd holds it at
+// its size, neither growing it into the idle nodes nor shrinking it for a waiting job, and says
+// why. Holding all 4, or with its GPU count unknown, it grows as before; on CPU nodes (one
+// device each) a job without GPUs is a whole-node job.
+TEST_F(ResizeDecisionTest, AJobHoldingPartOfAGpuNodeIsNotResized) {
+  for (SlurmNode& node : view_.nodes) node.devices = 4;
+  Running(7, {"n1"});
+  Elastic(7, 1, 4);
+  view_.jobs.back().gpus = 2;
+  ResizeDecision held = Decide();
+  EXPECT_TRUE(held.proposals.empty());
+  ASSERT_EQ(held.held_back.size(), 1u);
+  EXPECT_EQ(held.held_back[0].job_id, 7u);
+  EXPECT_NE(held.held_back[0].reason.find("holds 2 of the 4 GPUs of its 1 node(s)"),
+            std::string::npos)
+      << held.held_back[0].reason;
+  for (int gpus : {4, -1}) {
+    view_.jobs.back().gpus = gpus;
+    ResizeDecision grown = Decide();
+    ASSERT_EQ(grown.proposals.size(), 1u) << gpus;
+    EXPECT_EQ(grown.proposals[0].to_nodes, 2) << gpus;  // its 8 ESTs fill two 4-GPU nodes
+  }
+  for (SlurmNode& node : view_.nodes) node.devices = 1;
+  view_.jobs.back().gpus = 0;
+  ASSERT_EQ(Decide().proposals.size(), 1u);
+}
+
+TEST_F(ResizeDecisionTest, AJobHoldingPartOfAGpuNodeGivesNothingBackForAWaitingJob) {
+  for (SlurmNode& node : view_.nodes) node.devices = 4;
+  Running(7, {"n1", "n2", "n3", "n4"});
+  Elastic(7, 1, 4);
+  view_.jobs.back().gpus = 8;  // 2 of each node's 4
+  Pending(9, 1);
+  ResizeDecision decision = Decide();
+  EXPECT_TRUE(decision.proposals.empty());
+  view_.jobs[0].gpus = 16;
+  decision = Decide();
+  ASSERT_EQ(decision.proposals.size(), 1u);
+  EXPECT_EQ(decision.proposals[0].kind, ResizeKind::kShrink);
+}
+
 TEST_F(ResizeDecisionTest, NoShrinkWhenTheWaitingJobCannotStartAnyway) {
   Running(7, {"n1", "n2"});
   Elastic(7, 2, 4);     // nothing above MIN

@@ -182,6 +182,23 @@ TEST(ToJob, RunningJob) {
   EXPECT_FALSE(out.exclusive);
 }
 
+// The GPUs a running job holds, from its TRES string; unknown without one (and when pending).
+TEST(ToJob, AllocatedGpusFromTheTresString) {
+  slurm_job_info_t job{};
+  job.job_state = JOB_RUNNING;
+  job.nodes = const_cast<char*>("n1");
+  EXPECT_EQ(ToJob(job).gpus, -1);
+  job.tres_alloc_str = const_cast<char*>("cpu=8,mem=16G,node=1,billing=8,gres/gpu=2");
+  EXPECT_EQ(ToJob(job).gpus, 2);
+  job.tres_alloc_str = const_cast<char*>("cpu=8,mem=16G,node=1,billing=8");
+  EXPECT_EQ(ToJob(job).gpus, 0);
+  job.tres_alloc_str = const_cast<char*>("cpu=8,gres/gpu=x");
+  EXPECT_EQ(ToJob(job).gpus, -1);
+  job.job_state = JOB_PENDING;
+  job.tres_alloc_str = const_cast<char*>("gres/gpu=2");
+  EXPECT_EQ(ToJob(job).gpus, -1);
+}
+
 TEST(ToJob, PendingJobWithBackfillPlan) {
   slurm_job_info_t job{};
   job.job_id = 43;
