@@ -34,11 +34,12 @@
 //     turns its kResize decisions back into pure grow / shrink orders: easyscale grows by the
 //     largest speedup gain per added node (EasyScale §3.5, sizes 1, 2, 4, ... up to E, never
 //     shrinks); rubick grows by slope and may shrink the lowest-slope job above its MIN for a
-//     steeper one (Rubick Algorithm 1, §5.2-5.3); elastic as rubick, slopes ranked per unit of
-//     remaining work (Slurm's time limit; none: a year). Without a Policy (the 3-argument
-//     DecideResizes: benchmarks, tests) step 2 is the original greedy rule: EasyScale's §3.5
-//     greedy with every size up to what is free proposed, its gain the speedup of the devices
-//     on those nodes per node added (non-divisor sizes of E that bring no speedup are skipped).
+//     steeper one (Rubick Algorithm 1, §5.2-5.3); elastic as rubick, slopes weighted by
+//     remaining work as heSRPT does (Slurm's time limit; none: a year). Without a Policy (the
+//     3-argument DecideResizes: benchmarks, tests) step 2 is the original greedy rule:
+//     EasyScale's §3.5 greedy with every size up to what is free proposed, its gain the speedup
+//     of the devices on those nodes per node added (non-divisor sizes of E that bring no speedup
+//     are skipped).
 //     Either way a resize also needs the minimum interval since the job's last resize and
 //     Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time since start, N =
 //     resizes including this one, delta = resize cost).
