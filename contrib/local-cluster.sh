@@ -5,7 +5,7 @@
 #                                       [--plugin PATH] [--plugin-args "k=v ..."]
 #                                       [--scheduler-parameters P] [--elasticd PATH]
 #                                       [--resize-interval DURATION]
-#                                       [--background-partition NAME])"
+#                                       [--background-partition NAME] [--gpus-per-node G])"
 #   contrib/local-cluster.sh status [--dir D]      # D defaults to $ELASTIC_CLUSTER_DIR
 #   contrib/local-cluster.sh down   [--dir D]
 #
@@ -19,7 +19,9 @@
 # so tests can skip with a reason.
 # --background-partition NAME adds a partition for --elastic-class=background jobs over the same
 # nodes (lower PriorityTier, PreemptMode=REQUEUE, starting empty: elasticd fills it with the
-# nodes of foreground elastic jobs) and names it to the plugin and elasticd (docs/admin.md). Why the settings: docs/design.md §5, slurm-on-one-machine.md.
+# nodes of foreground elastic jobs) and names it to the plugin and elasticd (docs/admin.md).
+# --gpus-per-node G gives every node G stand-in GPUs (gres on character devices like /dev/null:
+# Slurm allocates and accounts them, nothing computes on them), for tests of elasticd's GPU rules. Why the settings: docs/design.md §5, slurm-on-one-machine.md.
 set -euo pipefail
 
 readonly MARKER=.slurm-elastic-local-cluster   # only directories holding this file are ever removed
@@ -163,8 +165,17 @@ AccountingStoragePort=$DBD_PORT
 AccountingStoragePass=$D/munge/munge.socket
 JobCompType=jobcomp/none
 EOF
+  local gres=""
+  if ((GPUS > 0)); then
+    gres=" Gres=gpu:$GPUS"
+    echo "GresTypes=gpu" >>"$D/etc/slurm.conf"
+    # Slurm counts a GPU only with a device file: character devices like /dev/null stand in.
+    mkdir -p "$D/dev"
+    for ((i = 0; i < GPUS; i++)); do mknod "$D/dev/gpu$i" c 1 3; done
+    printf 'AutoDetect=off\nName=gpu File=%s/dev/gpu[0-%d]\n' "$D" $((GPUS - 1)) >"$D/etc/gres.conf"
+  fi
   for ((i = 1; i <= NODES; i++)); do
-    echo "NodeName=n$i NodeHostname=$host NodeAddr=127.0.0.1 Port=$((SLURMD_PORT0 + i - 1)) CPUs=$CPUS RealMemory=$mem_mb State=UNKNOWN"
+    echo "NodeName=n$i NodeHostname=$host NodeAddr=127.0.0.1 Port=$((SLURMD_PORT0 + i - 1)) CPUs=$CPUS RealMemory=$mem_mb$gres State=UNKNOWN"
   done >>"$D/etc/slurm.conf"
   if [[ -z $BG_PARTITION ]]; then
     echo "PartitionName=main Nodes=n[1-$NODES] Default=YES MaxTime=INFINITE OverSubscribe=NO State=UP" >>"$D/etc/slurm.conf"
@@ -454,7 +465,7 @@ usage() {
 
 main() {
   local cmd=${1:-}; (($#)) && shift
-  NODES=4 CPUS=4 D="" PLUGIN="" PLUGIN_ARGS="" USER_NAME="" ELASTICD="" BG_PARTITION=""
+  NODES=4 CPUS=4 GPUS=0 D="" PLUGIN="" PLUGIN_ARGS="" USER_NAME="" ELASTICD="" BG_PARTITION=""
   # elasticd's minimum time between two resizes of one job; a benchmark that orders resizes by
   # hand (elasticd resize) passes e.g. 1h so that elasticd's own grows stay out of its way.
   RESIZE_INTERVAL=5s
@@ -473,10 +484,12 @@ main() {
       --elasticd) ELASTICD=$(realpath "${2:?}"); shift 2 ;;
       --resize-interval) RESIZE_INTERVAL=${2:?}; shift 2 ;;
       --background-partition) BG_PARTITION=${2:?}; shift 2 ;;
+      --gpus-per-node) GPUS=${2:?}; shift 2 ;;
       *) log "unknown argument: $1"; usage ;;
     esac
   done
   [[ $NODES =~ ^[1-9][0-9]*$ && $CPUS =~ ^[1-9][0-9]*$ ]] || die "--nodes and --cpus-per-node take positive integers"
+  [[ $GPUS =~ ^[0-9]+$ ]] || die "--gpus-per-node $GPUS: expected a count >= 0"
   [[ -z $BG_PARTITION || $BG_PARTITION =~ ^[A-Za-z0-9_.-]+$ ]] || die "--background-partition takes a partition name"
   case $cmd in
     up)

@@ -55,8 +55,8 @@ struct SlurmJob {
   std::vector<std::string> sched_nodes;   // pending: nodes the backfill plan gave it (may be empty)
   std::string admin_comment;
   bool exclusive = false;                 // --exclusive (whole nodes)
-  // Running: the GPUs Slurm allocated it (its TRES "gres/gpu"; 0 = none); -1 = unknown. On GPU
-  // nodes a job holding fewer than its nodes' GPUs shares them, and elasticd does not resize it.
+  // Running: the GPUs Slurm allocated it (its gres total; 0 = none); -1 = unknown. On GPU nodes
+  // a job holding fewer than its nodes' GPUs shares them, and elasticd does not resize it.
   int gpus = -1;
   // Ended (COMPLETED, FAILED, CANCELLED, ...) and done completing: Slurm still lists it for
   // MinJobAge, but its checkpoint directory may be cleaned up (state is then kOther).

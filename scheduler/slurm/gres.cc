@@ -111,27 +111,6 @@ std::string GpuType(std::string_view gres) {
   return "";
 }
 
-std::optional<int> AllocatedGpus(const char* tres_alloc) {
-  if (tres_alloc == nullptr) return std::nullopt;
-  const std::string_view text(tres_alloc);
-  if (text.empty() || text == "(null)") return std::nullopt;
-  int gpus = 0;
-  for (std::size_t start = 0; start <= text.size();) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    const std::string_view entry = text.substr(start, comma - start);
-    const std::size_t equals = entry.find('=');
-    if (equals == std::string_view::npos || equals == 0) return std::nullopt;
-    if (entry.substr(0, equals) == "gres/gpu") {
-      std::optional<int> count = ParseCount(entry.substr(equals + 1));
-      if (!count || *count > kMaxJobGpus) return std::nullopt;
-      gpus = *count;
-    }
-    start = comma + 1;
-  }
-  return gpus;
-}
-
 int NodeDevices(const char* gres) {
   if (gres == nullptr) return 1;
   std::optional<int> gpus = ParseGpuCount(gres);

@@ -25,13 +25,6 @@ std::optional<int> ParseGpuCount(std::string_view gres);
 // GPUs, no GPUs or malformed text. A node type for elasticd's [node_types] (node_types.h).
 std::string GpuType(std::string_view gres);
 
-// GPUs a running job was allocated, from its TRES string (slurm_job_info_t::tres_alloc_str,
-// e.g. "cpu=4,mem=4G,node=1,billing=4,gres/gpu=2,gres/gpu:a100=2"): the untyped "gres/gpu"
-// total, 0 when the string has no such key. nullopt for null, "(null)" or malformed text
-// (an entry without "=", a count that is not a number, more than kMaxJobGpus): unknown.
-inline constexpr int kMaxJobGpus = 1 << 24;
-std::optional<int> AllocatedGpus(const char* tres_alloc);
-
 // Devices elasticd counts on a node: its GPUs, else 1 (no GPU gres, "(null)", null or
 // malformed text).
 int NodeDevices(const char* gres);

@@ -19,6 +19,14 @@ std::string Text(const char* value) { return value != nullptr ? value : ""; }
 
 void SortNames(std::vector<std::string>& names) { std::sort(names.begin(), names.end()); }
 
+// A running job's GPUs from its gres total ("gpu:2", "gpu:a100:2"; null: the job asked for no
+// gres, so none), -1 when the text is malformed. Not the TRES string: that lists gres/gpu only
+// where the site's AccountingStorageTRES tracks it.
+int JobGpus(const char* gres_total) {
+  if (gres_total == nullptr) return 0;
+  return ParseGpuCount(gres_total).value_or(-1);
+}
+
 }  // namespace
 
 bool NodeStateAvailable(std::uint32_t node_state, int cpus, int alloc_cpus) {
@@ -126,7 +134,7 @@ policy::SlurmJob ToJob(const slurm_job_info_t& job) {
     out.min_nodes = static_cast<int>(out.nodes.size());
     out.start_time = job.start_time;
     out.end_time = job.time_limit == INFINITE || job.time_limit == NO_VAL ? 0 : job.end_time;
-    out.gpus = AllocatedGpus(job.tres_alloc_str).value_or(-1);
+    out.gpus = JobGpus(job.gres_total);
   } else if (out.state == policy::SlurmJobState::kPending) {
     out.reason = ReasonName(job.state_reason);
     out.start_time = job.start_time;

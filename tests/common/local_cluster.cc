@@ -47,6 +47,9 @@ std::string LocalCluster::Start(const Options& options, bool& unavailable) {
   if (!options.background_partition.empty()) {
     command += " --background-partition " + ShellQuote(options.background_partition);
   }
+  if (options.gpus_per_node > 0) {
+    command += " --gpus-per-node " + std::to_string(options.gpus_per_node);
+  }
   // stdout carries only the export lines; the script's progress goes to stderr (kept in a file
   // so a failure can be shown).
   std::string log = "/tmp/elastic-cluster-up-" + std::to_string(::getpid()) + ".log";

@@ -27,6 +27,9 @@ class LocalCluster {
     // Adds a partition of this name for --elastic-class=background jobs, named to the plugin
     // and elasticd (local-cluster.sh --background-partition); empty: none.
     std::string background_partition;
+    // Stand-in GPUs per node (local-cluster.sh --gpus-per-node: gres Slurm allocates and
+    // accounts, on character devices like /dev/null); 0: none.
+    int gpus_per_node = 0;
   };
 
   LocalCluster() = default;

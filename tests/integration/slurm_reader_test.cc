@@ -24,6 +24,7 @@ class SlurmReader : public ClusterSuite {
   static void SetUpTestSuite() {
     LocalCluster::Options options;
     options.with_plugin = false;
+    options.gpus_per_node = 2;  // stand-ins: what elasticd reads of GPUs (gres) is real
     StartSuiteCluster(options);
     // libslurm in this process reads the cluster's slurm.conf on first use.
     setenv("SLURM_CONF", cluster().Export("SLURM_CONF").c_str(), 1);
@@ -67,12 +68,48 @@ TEST_F(SlurmReader, NodesWithPartitionsAndDrainedNodeUnavailable) {
     EXPECT_EQ(node.cpus, 4);
     EXPECT_EQ(node.alloc_cpus, 0);
     EXPECT_EQ(node.partitions, Names{"main"});
+    EXPECT_EQ(node.devices, 2) << node.name;  // gres gpu:2
     EXPECT_EQ(node.available, i < 3) << node.name;
     EXPECT_EQ(node.idle(), i < 3) << node.name;
   }
   ASSERT_EQ(cluster().Run("scontrol update NodeName=n4 State=RESUME").exit_code, 0);
   view = ReadUntil([](const SlurmView& v) { return v.nodes[3].available; }, 30);
   EXPECT_TRUE(view.nodes[3].idle());
+}
+
+// The GPUs each running job holds, from Slurm's own record (its gres total): one of n1's two,
+// both of a node, none for a job that asked for no gres. elasticd resizes only jobs that hold
+// every GPU of their nodes (resize_decision.h).
+TEST_F(SlurmReader, RunningJobsGpusFromTheirGres) {
+  std::uint32_t one = Submit("-N 1 -n 1 --gres=gpu:1 -t 5 -J one --wrap 'sleep 300'");
+  std::uint32_t both = Submit("-N 1 -n 1 --gres=gpu:2 -t 5 -J both --wrap 'sleep 300'");
+  std::uint32_t none = Submit("-N 1 -n 1 -t 5 -J none --wrap 'sleep 300'");
+  SlurmView view = ReadUntil(
+      [&](const SlurmView& v) {
+        for (std::uint32_t id : {one, both, none}) {
+          const SlurmJob* job = FindJob(v, id);
+          if (job == nullptr || job->state != SlurmJobState::kRunning) return false;
+        }
+        return true;
+      },
+      30);
+  ASSERT_NE(FindJob(view, one), nullptr);
+  ASSERT_NE(FindJob(view, both), nullptr);
+  ASSERT_NE(FindJob(view, none), nullptr);
+  EXPECT_EQ(FindJob(view, one)->gpus, 1);
+  EXPECT_EQ(FindJob(view, both)->gpus, 2);
+  EXPECT_EQ(FindJob(view, none)->gpus, 0);
+  for (std::uint32_t id : {one, both, none}) {
+    EXPECT_EQ(cluster().Run("scancel " + std::to_string(id)).exit_code, 0);
+  }
+  ReadUntil(
+      [&](const SlurmView& v) {
+        for (const policy::SlurmNode& node : v.nodes) {
+          if (!node.idle()) return false;
+        }
+        return true;
+      },
+      60);
 }
 
 TEST_F(SlurmReader, RunningAndPendingJobsAndAReservation) {

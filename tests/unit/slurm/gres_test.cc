@@ -82,23 +82,5 @@ TEST(GpuType, TheFirstTypedGpuEntry) {
   EXPECT_EQ(GpuType("gpu:a1 00:4"), "");
 }
 
-// A running job's GPUs from its TRES string: the untyped total, 0 without one, unknown when odd.
-TEST(AllocatedGpus, TheUntypedGpuTotalOfTheTresString) {
-  EXPECT_EQ(AllocatedGpus("cpu=4,mem=4G,node=1,billing=4,gres/gpu=2"), 2);
-  EXPECT_EQ(AllocatedGpus("cpu=16,node=2,gres/gpu=16,gres/gpu:a100=16"), 16);
-  EXPECT_EQ(AllocatedGpus("gres/gpu:a100=8,gres/gpu=8"), 8);
-  EXPECT_EQ(AllocatedGpus("cpu=4,mem=4G,node=1,billing=4"), 0);
-  EXPECT_EQ(AllocatedGpus("cpu=4,gres/mps=100"), 0);
-  EXPECT_EQ(AllocatedGpus(nullptr), std::nullopt);
-  EXPECT_EQ(AllocatedGpus(""), std::nullopt);
-  EXPECT_EQ(AllocatedGpus("(null)"), std::nullopt);
-  EXPECT_EQ(AllocatedGpus("cpu=4,gres/gpu=two"), std::nullopt);
-  EXPECT_EQ(AllocatedGpus("cpu=4,gres/gpu=-1"), std::nullopt);
-  EXPECT_EQ(AllocatedGpus("cpu=4,gres/gpu=99999999999"), std::nullopt);
-  EXPECT_EQ(AllocatedGpus("cpu=4,,gres/gpu=2"), std::nullopt);
-  EXPECT_EQ(AllocatedGpus("cpu=4,gres/gpu"), std::nullopt);
-  EXPECT_EQ(AllocatedGpus("=4"), std::nullopt);
-}
-
 }  // namespace
 }  // namespace elastic::slurm

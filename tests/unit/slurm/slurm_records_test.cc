@@ -182,20 +182,23 @@ TEST(ToJob, RunningJob) {
   EXPECT_FALSE(out.exclusive);
 }
 
-// The GPUs a running job holds, from its TRES string; unknown without one (and when pending).
-TEST(ToJob, AllocatedGpusFromTheTresString) {
+// The GPUs a running job holds, from its gres total: none without one, unknown when malformed
+// (and when pending).
+TEST(ToJob, AllocatedGpusFromTheGresTotal) {
   slurm_job_info_t job{};
   job.job_state = JOB_RUNNING;
   job.nodes = const_cast<char*>("n1");
-  EXPECT_EQ(ToJob(job).gpus, -1);
-  job.tres_alloc_str = const_cast<char*>("cpu=8,mem=16G,node=1,billing=8,gres/gpu=2");
-  EXPECT_EQ(ToJob(job).gpus, 2);
-  job.tres_alloc_str = const_cast<char*>("cpu=8,mem=16G,node=1,billing=8");
   EXPECT_EQ(ToJob(job).gpus, 0);
-  job.tres_alloc_str = const_cast<char*>("cpu=8,gres/gpu=x");
+  job.gres_total = const_cast<char*>("gpu:2");
+  EXPECT_EQ(ToJob(job).gpus, 2);
+  job.gres_total = const_cast<char*>("gpu:a100:8");
+  EXPECT_EQ(ToJob(job).gpus, 8);
+  job.gres_total = const_cast<char*>("mps:100");
+  EXPECT_EQ(ToJob(job).gpus, 0);
+  job.gres_total = const_cast<char*>("gpu:x:");
   EXPECT_EQ(ToJob(job).gpus, -1);
   job.job_state = JOB_PENDING;
-  job.tres_alloc_str = const_cast<char*>("gres/gpu=2");
+  job.gres_total = const_cast<char*>("gpu:2");
   EXPECT_EQ(ToJob(job).gpus, -1);
 }
 
