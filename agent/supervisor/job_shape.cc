@@ -70,6 +70,12 @@ RanksPerNode RanksPerNodeFromEnv(const EnvLookup& env) {
   return {};
 }
 
+std::vector<std::string> SrunCpuFlags(int cpus_per_node, int ranks_per_node) {
+  if (cpus_per_node <= 0 || ranks_per_node <= 0) return {};
+  if (cpus_per_node < ranks_per_node) return {"--overcommit"};
+  return {"--cpus-per-task=" + std::to_string(cpus_per_node / ranks_per_node)};
+}
+
 EstCount JobEstCount(std::int64_t given_ests, const std::string& given_origin,
                      std::int64_t global_batch, int max_nodes, const RanksPerNode& ranks) {
   if (!given_origin.empty()) return {given_ests, given_origin, false};

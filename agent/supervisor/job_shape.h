@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/env.h"
 
@@ -20,6 +21,13 @@ struct RanksPerNode {
 // SLURM_GPUS_PER_NODE = [type:]N, else the count of SLURM_JOB_GPUS), else SLURM_NTASKS_PER_NODE,
 // else 1. Read once when the supervisor starts: resizes keep the job's per-node request.
 RanksPerNode RanksPerNodeFromEnv(const EnvLookup& env);
+
+// srun's CPU flags for `ranks_per_node` ranks on nodes of which the job holds `cpus_per_node`
+// CPUs (the smallest node's; 0 = unknown): each rank its share (--cpus-per-task), or, when the
+// job holds fewer CPUs than ranks on a node (a `--gres=gpu:8` job gets one CPU per node unless
+// it asks for more), --overcommit so that the ranks share them rather than the step failing
+// ("More processors requested than permitted"). No flag when the CPUs are unknown.
+std::vector<std::string> SrunCpuFlags(int cpus_per_node, int ranks_per_node);
 
 struct EstCount {
   std::int64_t ests = 1;

@@ -292,8 +292,14 @@ class Supervisor {
                                      "--ntasks-per-node=" + std::to_string(per_node)};
     // Each rank its share of the node's CPUs (the smallest node's, after ExportAllocation).
     const char* cpus = std::getenv("SLURM_JOB_CPUS_PER_NODE");
-    if (int share = (cpus ? MinCpusPerNode(cpus) : 0) / per_node; share >= 1) {
-      srun.push_back("--cpus-per-task=" + std::to_string(share));
+    const int node_cpus = cpus ? MinCpusPerNode(cpus) : 0;
+    for (std::string& flag : SrunCpuFlags(node_cpus, per_node)) {
+      if (flag == "--overcommit") {
+        Note(std::to_string(per_node) + " rank(s) per node on " + std::to_string(node_cpus) +
+             " CPU(s) per node: srun --overcommit, the ranks share them (--cpus-per-gpu or "
+             "--ntasks-per-node gives each rank CPUs of its own)");
+      }
+      srun.push_back(std::move(flag));
     }
     srun.insert(srun.end(), {"--kill-on-bad-exit=1", options_.agent_path, "train", "--config",
                              options_.config_path});

@@ -64,18 +64,6 @@ std::map<std::string, PartitionPool> Pools(const SlurmView& view, const NodeTabl
   return pools;
 }
 
-// Why a running job on GPU nodes is not resized: it holds fewer GPUs than its nodes have, so it
-// shares them with other jobs (cons_tres), and a whole-node grow would hand it nodes of which it
-// runs ranks on only as many GPUs as it holds now. "" when it holds them all, when its GPU count
-// is unknown, or on nodes of one device each (CPU nodes: a node is the unit there).
-std::string SharedNodesReason(const SlurmJob& job, NodeSize size) {
-  if (job.gpus < 0 || size.devices <= size.nodes || job.gpus >= size.devices) return "";
-  return "holds " + std::to_string(job.gpus) + " of the " + std::to_string(size.devices) +
-         " GPUs of its " + std::to_string(size.nodes) +
-         " node(s): elasticd resizes only jobs that hold every GPU of their nodes (--exclusive, "
-         "or all of a node's GPUs)";
-}
-
 }  // namespace
 
 bool Holds(const NodeList& nodes, int node) {
@@ -105,10 +93,6 @@ ResizeCycle::ResizeCycle(const SlurmView& view, const std::vector<ElasticJob>& j
     c.job = &job;
     c.slurm = it->second;
     c.nodes = nodes.FindAll(it->second->nodes);  // a running job's nodes are all in the table
-    if (std::string why = SharedNodesReason(*it->second, SizeOf(c.nodes)); !why.empty()) {
-      held.push_back({job.job_id, std::move(why)});
-      continue;
-    }
     c.original = c.nodes;
     c.batch_host = nodes.Find(it->second->batch_host);
     candidates.push_back(std::move(c));

@@ -43,9 +43,10 @@
 //     Either way a resize also needs the minimum interval since the job's last resize and
 //     Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time since start, N =
 //     resizes including this one, delta = resize cost).
-// Jobs with an order in flight take no part, nor (held back, with the reason) does a job on GPU
-// nodes that holds fewer GPUs than its nodes have (SlurmJob::gpus; cons_tres shares the rest):
-// whole-node resizes are for jobs that hold whole nodes. Thread-safety: pure function of its
+// A job on GPU nodes that holds GPUs as gres (SlurmJob::gpus) never grows (held back, with the
+// reason, as by the interval): Slurm 22.05 does not merge an expansion into a job with allocated
+// GRES, and one holding part of its nodes' GPUs shares them (cons_tres); it may still give nodes
+// back in step 1. Jobs with an order in flight take no part. Thread-safety: pure function of its
 // arguments.
 #pragma once
 

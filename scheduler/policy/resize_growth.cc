@@ -9,6 +9,34 @@
 
 namespace elastic::policy {
 
+namespace {
+
+// Why a running job on GPU nodes does not grow, "" if nothing here stops it:
+//  - it holds fewer GPUs than its nodes have (not --exclusive): it shares them with other jobs
+//    (cons_tres), and a whole-node grow would hand it nodes of which it runs ranks on only as
+//    many GPUs as it holds now;
+//  - it holds GPUs as gres (an --exclusive job on gres nodes does too): Slurm 22.05 refuses to
+//    merge an expansion into a job with allocated GRES ("JobId=J has allocated GRES"), so every
+//    grow order would fail and cost the job a checkpoint and a relaunch. Shrinking works.
+// Nothing stops it when its GPU count is unknown or on nodes of one device each (CPU nodes).
+std::string GrowBlockedReason(const SlurmJob& job, NodeSize size) {
+  if (job.gpus < 0 || size.devices <= size.nodes) return "";
+  const std::string held = "holds " + std::to_string(job.gpus) + " of the " +
+                           std::to_string(size.devices) + " GPUs of its " +
+                           std::to_string(size.nodes) + " node(s)";
+  if (!job.exclusive && job.gpus < size.devices) {
+    return held + ": elasticd grows only jobs that hold every GPU of their nodes";
+  }
+  if (job.gpus > 0) {
+    return held +
+           " as gres: Slurm 22.05 does not merge an expansion into a job with allocated GRES, "
+           "so it only shrinks";
+  }
+  return "";
+}
+
+}  // namespace
+
 ResizeGrowth::ResizeGrowth(ResizeCycle& cycle, const Policy* policy)
     : cycle_(cycle),
       policy_(policy),
@@ -26,6 +54,8 @@ void ResizeGrowth::Run() {
 }
 
 bool ResizeGrowth::MayGrow(const Candidate& c, std::string& why) const {
+  why = GrowBlockedReason(*c.slurm, cycle_.SizeOf(c.nodes));
+  if (!why.empty()) return false;
   const ResizeDecisionOptions& options = cycle_.options;
   const std::int64_t since = cycle_.view.now - c.job->last_resize;
   if (c.job->last_resize > 0 && since < options.min_resize_interval_s) {

@@ -42,7 +42,9 @@ policy::SlurmJob ToSlurmJob(const SimSlurm& s, size_t j, std::uint32_t priority)
     out.min_nodes = static_cast<int>(out.nodes.size());
     out.start_time = Unix(job.started_s);
     out.end_time = job.expected_end_s == kNever ? 0 : Unix(job.expected_end_s);
-    out.gpus = policy::DeviceCount(job.allocation);
+    // Unknown, as for devices Slurm does not allocate as gres: a job holding gres GPUs cannot
+    // grow on Slurm 22.05 (resize_growth.cc), and the replay shows elasticd where growth works.
+    out.gpus = -1;
     return out;
   }
   out.state = policy::SlurmJobState::kPending;

@@ -78,7 +78,7 @@ TEST_F(SlurmReader, NodesWithPartitionsAndDrainedNodeUnavailable) {
 }
 
 // The GPUs each running job holds, from Slurm's own record (its gres total): one of n1's two,
-// both of a node, none for a job that asked for no gres. elasticd resizes only jobs that hold
+// both of a node, none for a job that asked for no gres. elasticd grows only jobs that hold
 // every GPU of their nodes (resize_decision.h).
 TEST_F(SlurmReader, RunningJobsGpusFromTheirGres) {
   std::uint32_t one = Submit("-N 1 -n 1 --gres=gpu:1 -t 5 -J one --wrap 'sleep 300'");

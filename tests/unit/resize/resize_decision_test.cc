@@ -127,45 +127,54 @@ TEST_F(ResizeDecisionTest, StepOneShrinksTheJobThatLosesLeastOnItsDevices) {
   EXPECT_EQ(gpus.proposals[0].target_nodes, (std::vector<std::string>{"n1"}));
 }
 
-// On 4-GPU nodes job 7 holds 2 of n1's GPUs (cons_tres shares the node): elasticd holds it at
-// its size, neither growing it into the idle nodes nor shrinking it for a waiting job, and says
-// why. Holding all 4, or with its GPU count unknown, it grows as before; on CPU nodes (one
+// On 4-GPU nodes job 7 holds 2 of n1's GPUs (cons_tres shares the node): elasticd does not grow
+// it into the idle nodes, and says why. Holding all 4 as gres (or the node by --exclusive, which
+// allocates its gres too) it cannot grow either: Slurm 22.05 refuses to merge an expansion into
+// a job with allocated GRES. With its GPU count unknown it grows as before; on CPU nodes (one
 // device each) a job without GPUs is a whole-node job.
-TEST_F(ResizeDecisionTest, AJobHoldingPartOfAGpuNodeIsNotResized) {
+TEST_F(ResizeDecisionTest, AJobOnGpuNodesGrowsOnlyWithoutGres) {
   for (SlurmNode& node : view_.nodes) node.devices = 4;
   Running(7, {"n1"});
   Elastic(7, 1, 4);
-  view_.jobs.back().gpus = 2;
-  ResizeDecision held = Decide();
-  EXPECT_TRUE(held.proposals.empty());
-  ASSERT_EQ(held.held_back.size(), 1u);
-  EXPECT_EQ(held.held_back[0].job_id, 7u);
-  EXPECT_NE(held.held_back[0].reason.find("holds 2 of the 4 GPUs of its 1 node(s)"),
-            std::string::npos)
-      << held.held_back[0].reason;
-  for (int gpus : {4, -1}) {
+  auto held_because = [&](int gpus, bool exclusive) {
     view_.jobs.back().gpus = gpus;
-    ResizeDecision grown = Decide();
-    ASSERT_EQ(grown.proposals.size(), 1u) << gpus;
-    EXPECT_EQ(grown.proposals[0].to_nodes, 2) << gpus;  // its 8 ESTs fill two 4-GPU nodes
+    view_.jobs.back().exclusive = exclusive;
+    ResizeDecision decision = Decide();
+    EXPECT_TRUE(decision.proposals.empty()) << gpus;
+    return decision.held_back.size() == 1 && decision.held_back[0].job_id == 7u
+               ? decision.held_back[0].reason
+               : std::string("(not held)");
+  };
+  EXPECT_NE(held_because(2, false).find("holds 2 of the 4 GPUs of its 1 node(s): elasticd grows "
+                                        "only jobs that hold every GPU of their nodes"),
+            std::string::npos);
+  const std::string gres = "as gres: Slurm 22.05 does not merge an expansion into a job with "
+                           "allocated GRES";
+  for (auto [gpus, exclusive] : {std::pair{4, false}, std::pair{2, true}}) {
+    EXPECT_NE(held_because(gpus, exclusive).find(gres), std::string::npos) << gpus;
   }
+  view_.jobs.back().gpus = -1;
+  ResizeDecision grown = Decide();
+  ASSERT_EQ(grown.proposals.size(), 1u);
+  EXPECT_EQ(grown.proposals[0].to_nodes, 2);  // its 8 ESTs fill two 4-GPU nodes
+  view_.jobs.back().exclusive = false;
   for (SlurmNode& node : view_.nodes) node.devices = 1;
   view_.jobs.back().gpus = 0;
   ASSERT_EQ(Decide().proposals.size(), 1u);
 }
 
-TEST_F(ResizeDecisionTest, AJobHoldingPartOfAGpuNodeGivesNothingBackForAWaitingJob) {
+// Held from growth, such a job still gives nodes back for a waiting job: Slurm started job 7's
+// -N 1-4 on all four nodes with 2 of each node's 4 GPUs, and a job waiting for a node gets one.
+TEST_F(ResizeDecisionTest, AJobHoldingPartOfAGpuNodeStillGivesBackForAWaitingJob) {
   for (SlurmNode& node : view_.nodes) node.devices = 4;
   Running(7, {"n1", "n2", "n3", "n4"});
   Elastic(7, 1, 4);
-  view_.jobs.back().gpus = 8;  // 2 of each node's 4
+  view_.jobs.back().gpus = 8;
   Pending(9, 1);
   ResizeDecision decision = Decide();
-  EXPECT_TRUE(decision.proposals.empty());
-  view_.jobs[0].gpus = 16;
-  decision = Decide();
   ASSERT_EQ(decision.proposals.size(), 1u);
   EXPECT_EQ(decision.proposals[0].kind, ResizeKind::kShrink);
+  EXPECT_EQ(decision.proposals[0].to_nodes, 3);
 }
 
 TEST_F(ResizeDecisionTest, NoShrinkWhenTheWaitingJobCannotStartAnyway) {

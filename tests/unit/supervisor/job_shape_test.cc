@@ -60,6 +60,17 @@ TEST(RanksPerNode, MalformedVariablesAreRefusedNamingThem) {
   }
 }
 
+// srun's CPU flags: each rank its share of the node's CPUs; fewer CPUs than ranks (a --gres=gpu:2
+// job holds one CPU per node unless it asks for more) overcommit instead of failing the step.
+TEST(SrunCpuFlags, ASharePerRankElseOvercommit) {
+  EXPECT_EQ(SrunCpuFlags(8, 2), (std::vector<std::string>{"--cpus-per-task=4"}));
+  EXPECT_EQ(SrunCpuFlags(9, 2), (std::vector<std::string>{"--cpus-per-task=4"}));
+  EXPECT_EQ(SrunCpuFlags(2, 2), (std::vector<std::string>{"--cpus-per-task=1"}));
+  EXPECT_EQ(SrunCpuFlags(1, 2), (std::vector<std::string>{"--overcommit"}));
+  EXPECT_EQ(SrunCpuFlags(7, 8), (std::vector<std::string>{"--overcommit"}));
+  EXPECT_TRUE(SrunCpuFlags(0, 2).empty());
+}
+
 TEST(JobEstCount, AGivenCountIsKept) {
   EstCount e = JobEstCount(8, "train.ests", 64, 3, {2, "SLURM_NTASKS_PER_NODE=2"});
   EXPECT_EQ(e.ests, 8);

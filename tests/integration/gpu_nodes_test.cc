@@ -1,0 +1,107 @@
+// elasticd on GPU nodes (stand-in GPUs: local-cluster.sh --gpus-per-node 2), with real Slurm
+// allocations and the real agent: jobs holding GPUs as gres are never grown (one sharing its
+// node, one holding its nodes' GPUs: Slurm 22.05 does not merge an expansion into a job with
+// allocated GRES), and elasticd says why; they still shrink for a waiting job (docs/gpu.md).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/common/agent_runs.h"
+#include "tests/common/elasticd_cluster.h"
+#include "tests/common/temp_dir.h"
+#include "tests/common/time_scale.h"
+
+namespace elastic::testing {
+namespace {
+
+class GpuNodes : public ElasticdClusterSuite {
+ protected:
+  static void SetUpTestSuite() {
+    LocalCluster::Options options;
+    options.nodes = 3;
+    options.gpus_per_node = 2;
+    StartWithElasticd(options);
+  }
+
+  // Polls `elasticd status` until it contains `text` (up to `timeout_s`, scaled); the last
+  // output.
+  static std::string WaitForStatus(const std::string& text, int timeout_s) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(timeout_s));
+    std::string status;
+    do {
+      status = cluster().Run(ElasticdCli() + " status").output;
+      if (status.find(text) != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    } while (std::chrono::steady_clock::now() < deadline);
+    return status;
+  }
+};
+
+std::string Config(const TempDir& dir, const std::string& name) {
+  FmnistJob job;
+  job.ests = 4;
+  job.global_batch = 64;
+  job.steps = 100000;  // runs until cancelled
+  job.log_every = 500;
+  job.checkpoint_dir = (dir.path() / name).string();
+  return dir.Write(name + ".toml", FmnistJobText(job)).string();
+}
+
+std::string JobOutput(const std::string& path) {
+  return RunCommand("cat " + ShellQuote(path)).output;
+}
+
+// Rigid jobs hold n2 and n3 while the 1-GPU job starts: Slurm gives it n1 only (with nodes free
+// it would give it one GPU on each of up to 3). Once n2 and n3 are idle, elasticd does not grow
+// it and says why. A 2-GPU job then starts on n2 and n3 and is not grown either (Slurm 22.05
+// refuses to merge an expansion into a job with allocated GRES), but it shrinks to one node for
+// a waiting 2-GPU job, which then runs, and stays at one node when that job has gone. Its two
+// ranks per node share the one CPU per node Slurm gave it. No grow order ever fails.
+TEST_F(GpuNodes, GpuJobsAreNotGrownButShrinkForAWaitingJob) {
+  TempDir dir;
+  const std::string hold =
+      Submit("-N 2 -w n2,n3 --exclusive --wrap 'sleep " + std::to_string(ScaledSeconds(20)) + "'");
+  const std::string shared_out = (dir.path() / "shared.out").string();
+  const std::string shared =
+      Submit("-N 1-3 --gres=gpu:1 --elastic -o " + shared_out + " --wrap " +
+             ShellQuote(AgentPath() + " run --config " + Config(dir, "shared")));
+  ASSERT_FALSE(WaitForNodes(shared, 1, "1-3", 120).empty()) << AdminComment(shared) << "\n"
+                                                            << Log() << JobOutput(shared_out);
+  ASSERT_EQ(cluster().WaitForJob(hold, 120), "COMPLETED");
+  const std::string partial = "grow held back: holds 1 of the 2 GPUs of its 1 node(s)";
+  std::string status = WaitForStatus(partial, 120);
+  EXPECT_NE(status.find(partial), std::string::npos) << status << "\n"
+                                                     << Log() << JobOutput(shared_out);
+
+  const std::string whole_out = (dir.path() / "whole.out").string();
+  const std::string whole =
+      Submit("-N 1-2 --gres=gpu:2 --elastic -o " + whole_out + " --wrap " +
+             ShellQuote(AgentPath() + " run --config " + Config(dir, "whole")));
+  ASSERT_FALSE(WaitForNodes(whole, 2, "1-2", 120).empty()) << AdminComment(whole) << "\n"
+                                                           << Log() << JobOutput(whole_out);
+  const std::string waiting = Submit("-N 1 --gres=gpu:2 --wrap 'sleep 600'");
+  EXPECT_FALSE(WaitForNodes(whole, 1, "1-2", 180).empty()) << AdminComment(whole) << "\n"
+                                                           << Log() << JobOutput(whole_out);
+  const std::string running = cluster().Run("squeue -h -t R -j " + waiting + " -o %i").output;
+  EXPECT_NE(running.find(waiting), std::string::npos) << Log();
+  // Once the waiting job is gone its node is idle again, and the 2-GPU job is held at one node.
+  cluster().Run("scancel " + waiting);
+  const std::string gres = "holds 2 of the 2 GPUs of its 1 node(s) as gres: Slurm 22.05 does not";
+  status = WaitForStatus(gres, 120);
+  EXPECT_NE(status.find(gres), std::string::npos) << status << "\n" << Log();
+  std::this_thread::sleep_for(std::chrono::seconds(ScaledSeconds(10)));
+  EXPECT_NE(AdminComment(whole).find("nodes=1/1-2"), std::string::npos) << AdminComment(whole);
+  EXPECT_NE(AdminComment(shared).find("nodes=1/1-3"), std::string::npos) << AdminComment(shared);
+  cluster().Run("scancel " + whole + " " + shared);
+  EXPECT_EQ(Log().find("not carried out"), std::string::npos) << Log();
+  const std::string text = JobOutput(whole_out);
+  EXPECT_NE(text.find("2 rank(s) per node on 1 CPU(s) per node: srun --overcommit"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("generation 2: srun on 1 node(s)"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace elastic::testing
