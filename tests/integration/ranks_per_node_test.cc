@@ -58,13 +58,18 @@ TEST_F(RanksPerNode, TwoNodesTimesTwoTasksRunFourRanksWithFourEstsByDefault) {
 
 TEST_F(RanksPerNode, AOneToThreeNodeJobResizesByWholeNodesOfTwoRanks) {
   TempDir dir;
-  constexpr int kSteps = 1000;  // the resizes are done by step ~150
+  // The resizes are done within seconds; 3000 steps keep the job running that long even on an
+  // idle machine (1000 steps took 6 s: it ended before an 8 s holder did, and never grew).
+  constexpr int kSteps = 3000;
   const std::string config = Config(dir, "job", /*ests=*/0, 48, kSteps);
   const std::string out = (dir.path() / "job.out").string();
-  const std::string hold = Submit("-N 3 --exclusive --wrap 'sleep 8'");
+  const std::string hold = Submit("-N 3 --exclusive --wrap 'sleep 3600'");
   const std::string job = Submit("-N 1-3 --ntasks-per-node=2 --exclusive --elastic -o " + out +
                                  " --wrap " + ShellQuote(AgentPath() + " run --config " + config));
-  // Alone once the holder ends, it grows to all 3 nodes; a rigid 3-node job then shrinks it.
+  // Registered on one node, it grows to all 3 once the holder is gone; a rigid 3-node job then
+  // shrinks it.
+  ASSERT_FALSE(WaitForNodes(job, 1, "1-3", 120).empty()) << AdminComment(job) << "\n" << Log();
+  cluster().Run("scancel " + hold);
   ASSERT_FALSE(WaitForNodes(job, 3, "1-3", 120).empty()) << AdminComment(job) << "\n"
                                                          << Log() << JobOutput(out);
   // The rigid job keeps its nodes until the elastic one is done: 6 ranks on this 2-core host
@@ -74,7 +79,7 @@ TEST_F(RanksPerNode, AOneToThreeNodeJobResizesByWholeNodesOfTwoRanks) {
   const std::string state = cluster().WaitForJob(job, 900);
   cluster().Run("scancel " + rigid);
   ASSERT_EQ(state, "COMPLETED") << JobOutput(out);
-  EXPECT_EQ(cluster().WaitForJob(hold, 10), "COMPLETED");
+  EXPECT_EQ(cluster().WaitForJob(hold, 10).rfind("CANCELLED", 0), 0u);  // "CANCELLED by 0"
 
   const std::string text = JobOutput(out);
   EXPECT_NE(text.find("6 ESTs (default: MAX nodes 3 x ranks per node 2"), std::string::npos)
