@@ -20,8 +20,9 @@
 # --background-partition NAME adds a partition for --elastic-class=background jobs over the same
 # nodes (lower PriorityTier, PreemptMode=REQUEUE, starting empty: elasticd fills it with the
 # nodes of foreground elastic jobs) and names it to the plugin and elasticd (docs/admin.md).
+# Why the settings: docs/design.md §5, slurm-on-one-machine.md.
 # --gpus-per-node G gives every node G stand-in GPUs (gres on character devices like /dev/null:
-# Slurm allocates and accounts them, nothing computes on them), for tests of elasticd's GPU rules. Why the settings: docs/design.md §5, slurm-on-one-machine.md.
+# Slurm allocates and accounts them, nothing computes on them), for tests of elasticd's GPU rules.
 set -euo pipefail
 
 readonly MARKER=.slurm-elastic-local-cluster   # only directories holding this file are ever removed

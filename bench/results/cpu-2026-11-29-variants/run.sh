@@ -40,8 +40,8 @@ for trace in "$tmp"/*.csv; do
     for p in easyscale rubick elastic; do
       "$sim" --trace "$trace" --cluster "${n}x8" --policy "$p" --json "$tmp/q.json" >/dev/null 2>&1
       line+=" $p=$(python3 -c "import json,sys;b,q=(json.load(open(a)) for a in sys.argv[1:])
-print('%.2fx (makespan %.2f)' % (b['avg_jct_s'] / q['avg_jct_s'], q['makespan_s'] / b['makespan_s']))" \
-        "$tmp/b.json" "$tmp/q.json")"
+jct, span = b['avg_jct_s'] / q['avg_jct_s'], q['makespan_s'] / b['makespan_s']
+print('%.2fx (makespan %.2f)' % (jct, span))" "$tmp/b.json" "$tmp/q.json")"
     done
     echo "$line"
   done
