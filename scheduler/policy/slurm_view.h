@@ -56,7 +56,7 @@ struct SlurmJob {
   std::string admin_comment;
   bool exclusive = false;                 // --exclusive (whole nodes)
   // Running: the GPUs Slurm allocated it (its gres total; 0 = none); -1 = unknown. On GPU nodes
-  // a job holding fewer than its nodes' GPUs shares them, and elasticd does not resize it.
+  // elasticd does not grow a job that holds gres GPUs (resize_decision.h).
   int gpus = -1;
   // Ended (COMPLETED, FAILED, CANCELLED, ...) and done completing: Slurm still lists it for
   // MinJobAge, but its checkpoint directory may be cleaned up (state is then kOther).

@@ -2,7 +2,6 @@
 #include "scheduler/sim/sim_slurm.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace elastic::sim {
 
