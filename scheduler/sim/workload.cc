@@ -130,10 +130,10 @@ void AssignCpus(const TraceJob& row, policy::JobState& job, const policy::Cluste
       static_cast<int>(std::ceil(job.profile.cpu_need * fastest - 1e-9)), 1, most_cpus);
 }
 
-// Sizes in whole nodes of `per_node` devices, rounded up (a 1-GPU job gets a node).
-// --live: a job of a node or more is resized by whole nodes; a smaller one shares a node at its
-// request and is never resized (Slurm cannot resize a job's devices within a node).
-void RoundToWholeNodes(policy::JobState& job, int per_node) {
+// --live, nodes of `per_node` devices: a job of a node or more gets its sizes rounded up to whole
+// nodes (elasticd resizes whole nodes); a smaller one runs rigid at its request, sharing a node
+// (Slurm cannot resize a job's devices within a node).
+void ShapeForWholeNodes(policy::JobState& job, int per_node) {
   if (job.requested_devices < per_node) {
     job.elastic = false;
     job.min_devices = job.max_devices = job.requested_devices;
@@ -187,7 +187,7 @@ Result<Workload> PrepareWorkload(const policy::ClusterState& cluster,
     job.min_devices =
         elastic ? std::max(1, static_cast<int>(std::ceil(options.elastic_min_fraction * row.gpus)))
                 : row.gpus;
-    if (options.whole_node_devices > 0) RoundToWholeNodes(job, options.whole_node_devices);
+    if (options.whole_node_devices > 0) ShapeForWholeNodes(job, options.whole_node_devices);
     job.submit_time_s = static_cast<double>(row.submit_time_s);
     job.profile.ests = job.max_devices;
     job.profile.comm_ratio = CommRatioFor(row.id, options);

@@ -63,10 +63,14 @@ TEST_F(GpuNodes, GpuJobsAreNotGrownButShrinkForAWaitingJob) {
   TempDir dir;
   const std::string hold =
       Submit("-N 2 -w n2,n3 --exclusive --wrap 'sleep " + std::to_string(ScaledSeconds(20)) + "'");
+  // An elastic job `name` with Slurm arguments `args` under `elastic-agent run`, its output in
+  // `name`.out; returns its id.
+  auto submit_agent = [&](const std::string& name, const std::string& args) {
+    return Submit(args + " --elastic -o " + (dir.path() / (name + ".out")).string() + " --wrap " +
+                  ShellQuote(AgentPath() + " run --config " + Config(dir, name)));
+  };
   const std::string shared_out = (dir.path() / "shared.out").string();
-  const std::string shared =
-      Submit("-N 1-3 --gres=gpu:1 --elastic -o " + shared_out + " --wrap " +
-             ShellQuote(AgentPath() + " run --config " + Config(dir, "shared")));
+  const std::string shared = submit_agent("shared", "-N 1-3 --gres=gpu:1");
   ASSERT_FALSE(WaitForNodes(shared, 1, "1-3", 120).empty()) << AdminComment(shared) << "\n"
                                                             << Log() << JobOutput(shared_out);
   ASSERT_EQ(cluster().WaitForJob(hold, 120), "COMPLETED");
@@ -76,9 +80,7 @@ TEST_F(GpuNodes, GpuJobsAreNotGrownButShrinkForAWaitingJob) {
                                                      << Log() << JobOutput(shared_out);
 
   const std::string whole_out = (dir.path() / "whole.out").string();
-  const std::string whole =
-      Submit("-N 1-2 --gres=gpu:2 --elastic -o " + whole_out + " --wrap " +
-             ShellQuote(AgentPath() + " run --config " + Config(dir, "whole")));
+  const std::string whole = submit_agent("whole", "-N 1-2 --gres=gpu:2");
   ASSERT_FALSE(WaitForNodes(whole, 2, "1-2", 120).empty()) << AdminComment(whole) << "\n"
                                                            << Log() << JobOutput(whole_out);
   const std::string waiting = Submit("-N 1 --gres=gpu:2 --wrap 'sleep 600'");
