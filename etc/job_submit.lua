@@ -1,11 +1,24 @@
 -- slurm-elastic's job_submit.lua: records an elastic job's node bounds (-N MIN-MAX) and
 -- --elastic-class in its AdminComment at submission, because Slurm forgets the bounds once the
--- job runs and elasticd needs them to grow and shrink it, and the class to serve it. AdminComment is admin-only, so users cannot forge the record.
+-- job runs and elasticd needs them to grow and shrink it, and the class to serve it.
+-- AdminComment is admin-only, so users cannot forge the record. It also lowers an elastic job's
+-- priority (ELASTIC_NICE below), so that elastic jobs wait behind rigid ones in Slurm's queue.
 -- Install: JobSubmitPlugins=lua in slurm.conf and this file as job_submit.lua beside slurm.conf;
--- a site with its own job_submit.lua calls slurm_elastic_record_bounds(job_desc) (and, for
--- background jobs, slurm_elastic_steer_background(job_desc)) from it.
+-- a site with its own job_submit.lua calls slurm_elastic_record_bounds(job_desc),
+-- slurm_elastic_yield_queue(job_desc) and, for background jobs,
+-- slurm_elastic_steer_background(job_desc) from it.
 
 local NO_VAL = 4294967294
+
+-- Added to the nice value of every foreground --elastic job (0: none). An elastic job may start
+-- on MIN nodes and grow into idle ones, so it yields Slurm's queue to rigid jobs, which can
+-- start only at their full size: otherwise a `-N 1-k` job takes the first idle node ahead of
+-- the smaller rigid jobs behind it and holds it for longer at MIN (docs/evaluation.md, "Elastic
+-- jobs yield Slurm's queue"). 1,000,000 puts them behind every job of normal priority under
+-- priority/basic (one step per submission) and priority/multifactor (weights below a million).
+local ELASTIC_NICE = 1000000
+local NICE_OFFSET = 2147483648 -- job_desc.nice is NICE_OFFSET + the nice value (slurm.h)
+local MAX_NICE = 2147483645    -- the largest nice Slurm accepts
 
 local function is_elastic(job_desc)
   local env = job_desc.spank_job_env
@@ -33,18 +46,31 @@ local function elastic_class(job_desc)
   return class
 end
 
+-- An expansion job (salloc --dependency=expand:J) carries --elastic too; it is not elastic.
+local function is_expansion(job_desc)
+  return job_desc.dependency ~= nil and string.find(job_desc.dependency, "expand:", 1, true)
+end
+
 function slurm_elastic_record_bounds(job_desc)
-  if not is_elastic(job_desc) then return end
-  -- An expansion job (salloc --dependency=expand:J) carries --elastic too; it is not elastic.
-  if job_desc.dependency ~= nil and string.find(job_desc.dependency, "expand:", 1, true) then
-    return
-  end
+  if not is_elastic(job_desc) or is_expansion(job_desc) then return end
   local min = job_desc.min_nodes
   if min == nil or min == NO_VAL or min < 1 then min = 1 end
   local max = job_desc.max_nodes
   if max == nil or max == NO_VAL or max < min then max = min end
   job_desc.admin_comment = string.format("elastic:nodes=0/%d-%d,class=%s", min, max,
                                          elastic_class(job_desc))
+end
+
+-- Lowers a foreground elastic job's priority by ELASTIC_NICE on top of the submitter's own
+-- --nice. Background jobs are left alone: their partition's lower PriorityTier already puts them
+-- last. The job's owner may take the nice back (scontrol update Nice=0): that only restores the
+-- priority a rigid job of theirs would have.
+function slurm_elastic_yield_queue(job_desc)
+  if ELASTIC_NICE <= 0 or not is_elastic(job_desc) or is_expansion(job_desc) then return end
+  if elastic_class(job_desc) == "background" then return end
+  local nice = job_desc.nice
+  if nice == nil or nice == NO_VAL then nice = NICE_OFFSET end
+  job_desc.nice = math.min(nice + ELASTIC_NICE, NICE_OFFSET + MAX_NICE)
 end
 
 -- --elastic-class=background (DeepPool §5 co-location): the plugin cannot set a job's partition,
@@ -70,6 +96,7 @@ end
 
 function slurm_job_submit(job_desc, part_list, submit_uid)
   slurm_elastic_record_bounds(job_desc)
+  slurm_elastic_yield_queue(job_desc)
   slurm_elastic_steer_background(job_desc)
   return slurm.SUCCESS
 end

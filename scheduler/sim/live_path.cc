@@ -91,14 +91,14 @@ policy::SlurmView ToSlurmView(const SimSlurm& s, double now) {
     out.available = true;
     view.nodes.push_back(out);
   }
-  std::map<std::string, std::uint32_t> priority;  // Slurm's: queue order, first highest
-  const std::vector<const JobState*> queue = policy::QueueOrder(s.jobs());
+  std::vector<std::uint32_t> priority(s.jobs().size(), 0);  // Slurm's: queue order, first highest
+  const std::vector<size_t> queue = s.Queue();
   for (size_t rank = 0; rank < queue.size(); ++rank) {
-    priority[queue[rank]->id] = static_cast<std::uint32_t>(queue.size() - rank);
+    priority[queue[rank]] = static_cast<std::uint32_t>(queue.size() - rank);
   }
   for (size_t j = 0; j < s.jobs().size(); ++j) {
     if (s.Requeued(j)) continue;
-    view.jobs.push_back(ToSlurmJob(s, j, priority[s.jobs()[j].id]));
+    view.jobs.push_back(ToSlurmJob(s, j, priority[j]));
   }
   return view;
 }
@@ -138,13 +138,14 @@ int UniformNodeDevices(const ClusterState& cluster) {
 }
 
 LivePathPolicy::LivePathPolicy(std::unique_ptr<policy::Policy> inner,
-                               policy::ResizeDecisionOptions options)
+                               policy::ResizeDecisionOptions options, SlurmSite site)
     : inner_(std::move(inner)),
       options_(std::move(options)),
+      site_(site),
       name_(std::string(inner_->Name()) + "-live") {}
 
 Result<std::unique_ptr<LivePathPolicy>> LivePathPolicy::Make(
-    const std::string& policy, const policy::ResizeDecisionOptions& options) {
+    const std::string& policy, const policy::ResizeDecisionOptions& options, SlurmSite site) {
   using Made = Result<std::unique_ptr<LivePathPolicy>>;
   // As elasticd builds it (daemon_cycle.cc).
   Result<std::unique_ptr<policy::Policy>> inner = policy::MakePolicy(
@@ -154,13 +155,13 @@ Result<std::unique_ptr<LivePathPolicy>> LivePathPolicy::Make(
     return Made::Fail("--live replays elasticd, which resizes only under easyscale, rubick or "
                       "elastic (not \"" + policy + "\")");
   }
-  return Made::Ok(std::unique_ptr<LivePathPolicy>(new LivePathPolicy(std::move(*inner), options)));
+  return Made::Ok(std::unique_ptr<LivePathPolicy>(new LivePathPolicy(std::move(*inner), options, site)));
 }
 
 policy::PolicyOutput LivePathPolicy::Decide(const ClusterState& cluster,
                                             const std::vector<JobState>& jobs,
                                             double now_s) const {
-  SimSlurm s(cluster, jobs, std::max(UniformNodeDevices(cluster), 1));
+  SimSlurm s(cluster, jobs, std::max(UniformNodeDevices(cluster), 1), site_);
   policy::ResizeDecisionOptions options = options_;
   options.quotas = cluster.tenant_quota;  // the replay's tenants are Slurm accounts
   for (const policy::NodeState& node : cluster.nodes) {

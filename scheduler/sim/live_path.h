@@ -3,7 +3,8 @@
 // Slurm around elasticd's own decision code — policy::DecideResizes with the Policy elasticd
 // builds (MakePolicy(name, LivePolicyOptions(LiveOptionsFrom(options)))), the same functions,
 // not a copy:
-//  1. Slurm starts what it can (sim_slurm.h): EASY backfill in Slurm's queue order with cons_tres
+//  1. Slurm starts what it can (sim_slurm.h): EASY backfill in Slurm's queue order (with the
+//     site's job_submit.lua, elastic jobs after all others: SlurmSite) with cons_tres
 //     placement. A job of a node or more holds whole nodes; an elastic one (-N MIN-MAX) starts
 //     on its MIN nodes and, as Slurm does for a node range, on as many more idle nodes as are
 //     free up to MAX, leaving the nodes planned for the blocked head (`sched_nodes`, those that
@@ -27,6 +28,7 @@
 #include "common/result.h"
 #include "scheduler/policy/policy.h"
 #include "scheduler/policy/resize_decision.h"
+#include "scheduler/sim/sim_slurm.h"
 
 namespace elastic::sim {
 
@@ -34,7 +36,8 @@ class LivePathPolicy final : public policy::Policy {
  public:
   // `policy`: the [scheduler] policy name elasticd runs ("easyscale", "rubick", "elastic").
   static Result<std::unique_ptr<LivePathPolicy>> Make(const std::string& policy,
-                                                      const policy::ResizeDecisionOptions& options);
+                                                      const policy::ResizeDecisionOptions& options,
+                                                      SlurmSite site = {});
 
   std::string_view Name() const override { return name_; }
   bool WantsElasticJobs() const override { return inner_->WantsElasticJobs(); }
@@ -44,10 +47,12 @@ class LivePathPolicy final : public policy::Policy {
                               double now_s) const override;
 
  private:
-  LivePathPolicy(std::unique_ptr<policy::Policy> inner, policy::ResizeDecisionOptions options);
+  LivePathPolicy(std::unique_ptr<policy::Policy> inner, policy::ResizeDecisionOptions options,
+                 SlurmSite site);
 
   std::unique_ptr<policy::Policy> inner_;
   policy::ResizeDecisionOptions options_;
+  SlurmSite site_;
   std::string name_;
 };
 

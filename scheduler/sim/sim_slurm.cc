@@ -11,9 +11,10 @@ using policy::JobState;
 using policy::kNever;
 
 SimSlurm::SimSlurm(const policy::ClusterState& cluster, const std::vector<JobState>& jobs,
-                   int per_node)
+                   int per_node, SlurmSite site)
     : cluster_(cluster),
       per_node_(per_node),
+      site_(site),
       jobs_(jobs),
       used_(cluster.nodes.size(), 0),
       planned_(cluster.nodes.size(), 0),
@@ -21,6 +22,21 @@ SimSlurm::SimSlurm(const policy::ClusterState& cluster, const std::vector<JobSta
   for (const JobState& job : jobs_) {
     for (const policy::Slice& slice : job.allocation) used_[slice.node] += slice.devices;
   }
+}
+
+// job_submit.lua nices every foreground --elastic job; background ones have their partition.
+bool SimSlurm::Yields(size_t j) const {
+  return site_.elastic_jobs_yield && jobs_[j].elastic &&
+         jobs_[j].sla_class != SlaClass::kBackground;
+}
+
+std::vector<size_t> SimSlurm::Queue() const {
+  std::vector<size_t> queue;
+  for (const JobState* job : policy::QueueOrder(jobs_)) {
+    queue.push_back(static_cast<size_t>(job - jobs_.data()));
+  }
+  std::stable_partition(queue.begin(), queue.end(), [&](size_t j) { return !Yields(j); });
+  return queue;
 }
 
 int SimSlurm::NodesAsked(size_t j) const {
@@ -141,8 +157,8 @@ void SimSlurm::Starts(double now) {
   double head_start = kNever;
   std::vector<size_t> started;
   Allocation fit;
-  for (const JobState* job : policy::QueueOrder(jobs_)) {
-    const size_t j = static_cast<size_t>(job - jobs_.data());
+  for (size_t j : Queue()) {
+    const JobState* job = &jobs_[j];
     if (requeued_[j]) continue;
     const bool may_use_planned = now + job->expected_runtime_s <= head_start;
     if (!Fit(j, may_use_planned, fit)) {

@@ -5,7 +5,8 @@
 // first job that cannot start is planned on the nodes that free up first (`sched_nodes`), and a
 // later job may use those only if it ends before the head's planned start. An elastic job
 // (-N MIN-MAX) starts on MIN nodes and, once the queue has been served, takes as many more idle
-// unplanned nodes as it may, up to MAX. Pure; one instance lives within one Decide call.
+// unplanned nodes as it may, up to MAX. With etc/job_submit.lua's nice (SlurmSite), elastic jobs
+// come after all others in Slurm's queue. Pure; one instance lives within one Decide call.
 #pragma once
 
 #include <string>
@@ -16,11 +17,21 @@
 
 namespace elastic::sim {
 
+// What the site's Slurm does beyond its defaults.
+struct SlurmSite {
+  // etc/job_submit.lua's ELASTIC_NICE: foreground elastic jobs wait behind every other job.
+  bool elastic_jobs_yield = true;
+};
+
 class SimSlurm {
  public:
   // `per_node`: devices of every node (one node size, UniformNodeDevices).
   SimSlurm(const policy::ClusterState& cluster, const std::vector<policy::JobState>& jobs,
-           int per_node);
+           int per_node, SlurmSite site = {});
+
+  // Slurm's queue, first first: priority and submission (policy::QueueOrder), then the site's
+  // nice. Indices into jobs().
+  std::vector<size_t> Queue() const;
 
   // Slurm's scheduling pass at `now`: starts, the blocked head and its planned nodes.
   void Starts(double now);
@@ -45,6 +56,7 @@ class SimSlurm {
 
  private:
   int Free(size_t node) const { return cluster_.nodes[node].devices - used_[node]; }
+  bool Yields(size_t j) const;
   bool Usable(size_t node, bool may_use_planned) const {
     return may_use_planned || !planned_[node];
   }
@@ -61,6 +73,7 @@ class SimSlurm {
 
   const policy::ClusterState& cluster_;
   int per_node_ = 1;
+  SlurmSite site_;
   std::vector<policy::JobState> jobs_;  // the simulator's, updated as decided
   std::vector<int> used_;               // per node: devices held
   std::vector<char> planned_;           // per node: planned for the blocked head

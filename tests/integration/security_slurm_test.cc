@@ -108,6 +108,7 @@ TEST_F(SecuritySlurm, JobSubmitLuaRecordsBoundsOfElasticJobsOnlyAndSkipsExpansio
       << expansion.output;
   const std::string expander = m[1].str();
   EXPECT_EQ(AdminComment(expander), "");
+  EXPECT_EQ(JobFields(expander)["Nice"], "0");  // an expansion job keeps its priority too
   EXPECT_EQ(AdminComment(running).rfind("elastic:", 0), 0u) << AdminComment(running);
   // The same salloc without the expand: dependency is recorded (so the skip above is the rule's).
   cluster().Run("scancel " + expander);
@@ -117,18 +118,21 @@ TEST_F(SecuritySlurm, JobSubmitLuaRecordsBoundsOfElasticJobsOnlyAndSkipsExpansio
   EXPECT_EQ(AdminComment(m[1].str()), "elastic:nodes=0/1-1,class=best-effort");
 }
 
-// U4: job_submit.lua sets admin_comment and nothing else: an --elastic job's record equals the
-// same submission's without --elastic in every field but the job's id, times and AdminComment.
-TEST_F(SecuritySlurm, JobSubmitLuaChangesNothingButAdminComment) {
-  const std::string args = "-N 1-3 --hold -J same -o /dev/null --comment=c --wrap true";
+// U4: job_submit.lua sets admin_comment and the nice value and nothing else: an --elastic job's
+// record equals the same submission's without --elastic in every field but the job's id, times,
+// AdminComment and Nice, which is the submitter's own --nice plus ELASTIC_NICE.
+TEST_F(SecuritySlurm, JobSubmitLuaChangesNothingButAdminCommentAndNice) {
+  const std::string args = "-N 1-3 --hold -J same -o /dev/null --comment=c --nice=7 --wrap true";
   const std::string plain = Submit(args);
   const std::string elastic = Submit("--elastic " + args);
   std::map<std::string, std::string> a = JobFields(plain), b = JobFields(elastic);
   ASSERT_GT(a.size(), 30u);
   EXPECT_EQ(b["AdminComment"], "elastic:nodes=0/1-3,class=best-effort");
-  const std::set<std::string> differ_anyway = {"JobId",      "SubmitTime",    "EligibleTime",
-                                               "AccrueTime", "LastSchedEval", "StartTime",
-                                               "EndTime",    "AdminComment",  "Deadline"};
+  EXPECT_EQ(a["Nice"], "7");
+  EXPECT_EQ(b["Nice"], "1000007");
+  const std::set<std::string> differ_anyway = {
+      "JobId",         "SubmitTime", "EligibleTime", "AccrueTime", "LastSchedEval",
+      "StartTime",     "EndTime",    "AdminComment", "Deadline",   "Nice"};
   std::set<std::string> names;
   for (const auto& [name, value] : a) names.insert(name);
   for (const auto& [name, value] : b) names.insert(name);
@@ -137,6 +141,21 @@ TEST_F(SecuritySlurm, JobSubmitLuaChangesNothingButAdminComment) {
     EXPECT_EQ(a[name], b[name]) << name << " differs between job " << plain << " and --elastic "
                                 << elastic;
   }
+}
+
+// What the nice is for (docs/evaluation.md, "Elastic jobs yield Slurm's queue"): when the
+// nodes free up, a rigid job submitted after an elastic one starts first; the elastic one starts
+// once they free again. Without the nice, Slurm's FIFO order would start the elastic job first.
+TEST_F(SecuritySlurm, AnElasticJobWaitsBehindARigidJobSubmittedAfterIt) {
+  const std::string all = " --exclusive -N 4 -o /dev/null --wrap 'sleep " +
+                          std::to_string(ScaledSeconds(3)) + "'";
+  const std::string holder = Submit(all);
+  ASSERT_TRUE(WaitForState(holder, "RUNNING", 30));
+  const std::string elastic = Submit("--elastic" + all);
+  const std::string rigid = Submit(all);
+  ASSERT_TRUE(WaitForState(rigid, "RUNNING", 60));
+  EXPECT_EQ(cluster().Run("squeue -h -j " + elastic + " -o %T").output, "PENDING\n");
+  ASSERT_TRUE(WaitForState(elastic, "RUNNING", 60));
 }
 
 // U5: AdminComment is for Slurm administrators only — a user cannot write it on their own job

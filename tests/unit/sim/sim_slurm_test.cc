@@ -1,6 +1,7 @@
 // The simulated Slurm of --live (sim_slurm.h): sub-node jobs share nodes on the best fit, jobs of
 // a node or more take idle nodes only, the blocked head's planned nodes are kept, a node range
-// takes idle unplanned nodes up to MAX. Each case is checked by hand.
+// takes idle unplanned nodes up to MAX, elastic jobs wait behind the others under the site's
+// nice. Each case is checked by hand.
 #include "scheduler/sim/sim_slurm.h"
 
 #include <gtest/gtest.h>
@@ -107,6 +108,32 @@ TEST(SimSlurm, ANodeRangeTakesIdleUnplannedNodesUpToMax) {
   slurm.Starts(0.0);
   EXPECT_EQ(slurm.head_id(), "head");
   EXPECT_EQ(Starts(slurm)["e"], (Allocation{{0, 2}}));
+}
+
+// One idle 2-GPU node. An elastic job submitted first and a rigid one submitted after it both
+// want it. With job_submit.lua's nice the rigid job starts and the elastic one is the head;
+// without it Slurm's FIFO order starts the elastic job. A background elastic job is not niced.
+TEST(SimSlurm, ElasticJobsWaitBehindTheOthersUnderTheSitesNice) {
+  auto cluster = ParseClusterSpec("1x2");
+  ASSERT_TRUE(cluster);
+  JobState elastic = Pending("e", 2, 100, 1);
+  elastic.elastic = true;
+  const std::vector<JobState> jobs{elastic, Pending("rigid", 2, 100, 2)};
+  SimSlurm niced(*cluster, jobs, 2);
+  EXPECT_EQ(niced.Queue(), (std::vector<size_t>{1, 0}));
+  niced.Starts(0.0);
+  EXPECT_EQ(Starts(niced).count("rigid"), 1u);
+  EXPECT_EQ(niced.head_id(), "e");
+
+  SimSlurm fifo(*cluster, jobs, 2, SlurmSite{.elastic_jobs_yield = false});
+  EXPECT_EQ(fifo.Queue(), (std::vector<size_t>{0, 1}));
+  fifo.Starts(0.0);
+  EXPECT_EQ(Starts(fifo).count("e"), 1u);
+  EXPECT_EQ(fifo.head_id(), "rigid");
+
+  std::vector<JobState> background = jobs;
+  background[0].sla_class = SlaClass::kBackground;
+  EXPECT_EQ(SimSlurm(*cluster, background, 2).Queue(), (std::vector<size_t>{0, 1}));
 }
 
 }  // namespace
