@@ -223,6 +223,23 @@ void ApplyPreemptions(const std::vector<policy::Preemption>& preemptions) {
   }
 }
 
+// Grows by requeue (daemon_cycle.h): requeue the jobs to grow (their agents checkpoint on Slurm's
+// SIGTERM), and start the ones requeued earlier on their new node count.
+void ApplyRegrows(const std::vector<std::uint32_t>& requeues,
+                  const std::vector<std::pair<std::uint32_t, int>>& starts) {
+  for (std::uint32_t job_id : requeues) {
+    std::string error = slurm::RequeueJob(job_id);
+    Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
+        "job " + std::to_string(job_id) + (error.empty() ? " requeued to grow" : ": " + error));
+  }
+  for (const auto& [job_id, nodes] : starts) {
+    std::string error = slurm::StartRequeuedJob(job_id, nodes);
+    const std::string what =
+        error.empty() ? " starts again on " + std::to_string(nodes) + " nodes" : ": " + error;
+    Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn, "job " + std::to_string(job_id) + what);
+  }
+}
+
 void WriteCycleResults(const DaemonConfig& config,
                        const std::vector<std::pair<std::uint32_t, std::string>>& comments,
                        const std::optional<std::set<std::uint32_t>>& live, std::int64_t now) {
@@ -276,9 +293,12 @@ void StartCycle(const DaemonConfig& config, DaemonState& state, SlurmWorker& wor
         [&config, comments = std::move(result.admin_comments), live = std::move(live),
          now = read.view.now, bg_nodes = std::move(result.background_partition_nodes),
          give_ways = std::move(result.background_give_way),
-         preemptions = std::move(result.preemptions)] {
+         preemptions = std::move(result.preemptions),
+         regrow_requeues = std::move(result.regrow_requeues),
+         regrow_starts = std::move(result.regrow_starts)] {
           try {
             ApplyPreemptions(preemptions);
+            ApplyRegrows(regrow_requeues, regrow_starts);
             ApplyBackgroundPlan(config, bg_nodes, give_ways);
           } catch (const std::exception& e) {
             Log(LogLevel::kWarn, std::string("background placement: ") + e.what());

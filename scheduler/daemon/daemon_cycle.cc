@@ -52,7 +52,8 @@ std::vector<policy::ElasticJob> DecisionJobs(const DaemonState& state) {
     e.max_nodes = job.max_nodes;
     e.ests = job.ests;
     e.speed_curve = job.speed_curve;
-    e.busy = job.order.has_value() || job.supervisor_state != "running";
+    e.busy = job.order.has_value() || job.supervisor_state != "running" ||
+             state.regrows.contains(job.job_id);  // requeued to grow, still shown running
     if (job.order) (job.order->grow ? e.adding : e.releasing) = job.order->changed_nodes;
     e.last_resize = job.last_resize_unix;
     e.resizes = job.resizes;
@@ -113,6 +114,59 @@ void RecordHeldBack(DaemonState& state, const policy::HeldBack& held, std::int64
   state.Record(now, held.job_id, "held", held.reason);
 }
 
+// Jobs requeued to grow that Slurm shows pending, kRequeueSettleS after their requeue: started
+// on their new node count. One gone from Slurm, or not pending within kRegrowTimeoutS, is given
+// up (it starts by itself after Slurm's requeue delay, on its own bounds).
+void StartRegrownJobs(DaemonState& state,
+                      const std::map<std::uint32_t, const policy::SlurmJob*>& slurm,
+                      std::int64_t now, CycleResult& result) {
+  for (auto it = state.regrows.begin(); it != state.regrows.end();) {
+    const auto job = slurm.find(it->first);
+    const bool pending =
+        job != slurm.end() && job->second->state == policy::SlurmJobState::kPending;
+    const std::int64_t age = now - it->second.requeued_unix;
+    if (pending && age >= kRequeueSettleS) {
+      result.regrow_starts.emplace_back(it->first, it->second.nodes);
+      state.Record(now, it->first, "regrow",
+                   "requeued " + std::to_string(age) + " s ago: starts now on " +
+                       std::to_string(it->second.nodes) + " nodes");
+    } else if (job == slurm.end() || age > kRegrowTimeoutS) {
+      state.Record(now, it->first, "failed",
+                   "grow by requeue given up: the job was not pending within " +
+                       std::to_string(kRegrowTimeoutS) + " s");
+    } else {
+      ++it;
+      continue;
+    }
+    it = state.regrows.erase(it);
+  }
+}
+
+// The decision's view with each requeued-to-grow job shown waiting for its new node count, so
+// that no other job grows into the nodes it gave back (its reason is BeginTime until it starts).
+policy::SlurmView WithRegrowsWaiting(policy::SlurmView view,
+                                     const std::map<std::uint32_t, Regrow>& regrows) {
+  for (policy::SlurmJob& job : view.jobs) {
+    auto it = regrows.find(job.job_id);
+    if (it == regrows.end() || job.state != policy::SlurmJobState::kPending) continue;
+    job.reason = "Resources";
+    job.min_nodes = it->second.nodes;
+  }
+  return view;
+}
+
+// A grow of a job holding GPUs as gres: requeued now, started again on the new node count by a
+// later cycle (StartRegrownJobs). Its record leaves the registry once Slurm shows it pending.
+void RequeueToGrow(DaemonState& state, const policy::ResizeProposal& order, std::int64_t now,
+                   CycleResult& result) {
+  state.regrows[order.job_id] = {order.to_nodes, now};
+  result.regrow_requeues.push_back(order.job_id);
+  state.Record(now, order.job_id, "grow",
+               std::to_string(order.from_nodes) + " -> " + std::to_string(order.to_nodes) +
+                   " nodes by requeue (it holds GPUs as gres, which Slurm does not merge): " +
+                   order.reason);
+}
+
 }  // namespace
 
 CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
@@ -122,6 +176,7 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
   CycleResult result;
   for (const policy::SlurmJob& job : view.jobs) slurm[job.job_id] = &job;
   Reconcile(state, slurm, options, now);
+  StartRegrownJobs(state, slurm, now, result);
   state.last_view = view;
   Result<std::unique_ptr<policy::Policy>> configured;
   if (options.resize && !options.policy.empty()) {
@@ -139,14 +194,19 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
       return InBackgroundPartition(view, job.job_id, options.background);
     });
     // Nor does a waiting background job make a foreground job shrink for it.
-    const policy::SlurmView decision_view =
+    policy::SlurmView decision_view =
         options.background.partition.empty() ? view
                                              : WithoutPendingBackground(view, options.background);
+    if (!state.regrows.empty()) decision_view = WithRegrowsWaiting(decision_view, state.regrows);
     policy::ResizeDecision decision =
         configured ? policy::DecideResizes(decision_view, jobs, options.decision, **configured)
                    : policy::DecideResizes(decision_view, jobs, options.decision);
     for (const policy::ResizeProposal& order : decision.proposals) {
-      if (JobRecord* job = state.Find(order.job_id)) IssueOrder(state, *job, order, now);
+      if (order.via_requeue) {
+        RequeueToGrow(state, order, now, result);
+      } else if (JobRecord* job = state.Find(order.job_id)) {
+        IssueOrder(state, *job, order, now);
+      }
     }
     for (const policy::HeldBack& held : decision.held_back) RecordHeldBack(state, held, now);
     for (const policy::Preemption& preemption : decision.preemptions) {

@@ -1,7 +1,8 @@
 // One elasticd cycle over a fresh Slurm view, pure: reconcile the registry with Slurm (drop jobs
 // that ended, take node sets from Slurm, expire orders a silent supervisor never carried out),
 // run the resize decision over the jobs free to move (preempting best-effort jobs where a
-// guaranteed one within quota needs it) — step 1 (room for waiting jobs) its own,
+// guaranteed one within quota needs it; a job holding GPUs as gres grows by a requeue) — step 1
+// (room for waiting jobs) its own,
 // step 2 decided by the configured scheduling Policy (MakePolicy(policy), the objects
 // elastic-sim runs, through policy/live_policy.h) — issue its orders, and say which
 // AdminComments to rewrite (with each guaranteed job's quota standing, sla_quota.h). The daemon does the I/O around it (daemon.cc).
@@ -40,7 +41,18 @@ struct CycleResult {
   std::vector<policy::GiveWay> background_give_way;
   // Best-effort elastic jobs to requeue for a guaranteed job (resize_decision.h step 1).
   std::vector<policy::Preemption> preemptions;
+  // Grows by requeue (policy::ResizeProposal::via_requeue): jobs to requeue now, and jobs
+  // requeued earlier that Slurm shows pending, to start at once on this many nodes.
+  std::vector<std::uint32_t> regrow_requeues;
+  std::vector<std::pair<std::uint32_t, int>> regrow_starts;
 };
+
+// Slurm revokes a requeued job's credential on its nodes, and refuses a launch of it in the same
+// second (docs/design.md §3), so a regrown job starts no sooner than this after its requeue.
+inline constexpr std::int64_t kRequeueSettleS = 2;
+// A regrow not started within this is given up (Slurm's own requeue delay is 120 s, so until
+// then the job cannot have started by itself on another node count).
+inline constexpr std::int64_t kRegrowTimeoutS = 60;
 
 CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
                      const CycleOptions& options);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -59,6 +60,14 @@ struct JobRecord {
   int node_count() const { return static_cast<int>(nodes.size()); }
 };
 
+// A job elasticd requeued to grow it (policy::ResizeProposal::via_requeue), until it lets the
+// job start again on `nodes` nodes (daemon_cycle.h). Not saved: after an elasticd restart the
+// job starts by itself once Slurm's requeue delay has passed.
+struct Regrow {
+  int nodes = 0;
+  std::int64_t requeued_unix = 0;
+};
+
 struct DaemonState {
   std::string version;
   std::string policy;
@@ -67,6 +76,7 @@ struct DaemonState {
   std::vector<JobRecord> jobs;    // sorted by job id
   std::deque<Decision> recent;    // newest last, bounded by kMaxRecentDecisions
   std::optional<policy::SlurmView> last_view;  // the latest cycle's view (not saved)
+  std::map<std::uint32_t, Regrow> regrows;     // by job id (not saved)
   bool dirty = false;  // the registry changed since it was last saved
   std::uint64_t decisions_total = 0;  // decisions ever recorded (the log keeps the newest)
   static constexpr std::size_t kMaxRecentDecisions = 100;

@@ -37,6 +37,7 @@ ResizeDecision Finish(ResizeCycle& cycle) {
     std::set_difference(big.begin(), big.end(), small.begin(), small.end(),
                         std::back_inserter(changed));
     order.changed_nodes = Names(cycle.nodes, changed);
+    order.via_requeue = order.kind == ResizeKind::kGrow && GrowsViaRequeue(*c.slurm);
     order.reason = cycle.reasons[c.job->job_id];
     decision.proposals.push_back(std::move(order));
   }

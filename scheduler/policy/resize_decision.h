@@ -43,10 +43,12 @@
 //     Either way a resize also needs the minimum interval since the job's last resize and
 //     Rubick's penalty rule (T - N*delta)/T >= threshold (§5.3; T = time since start, N =
 //     resizes including this one, delta = resize cost).
-// A job on GPU nodes that holds GPUs as gres (SlurmJob::gpus) never grows (held back, with the
-// reason, as by the interval): Slurm 22.05 does not merge an expansion into a job with allocated
-// GRES, and one holding part of its nodes' GPUs shares them (cons_tres); it may still give nodes
-// back in step 1. Jobs with an order in flight take no part. Thread-safety: pure function of its
+// A job on GPU nodes that holds GPUs as gres (SlurmJob::gpus) grows by a requeue
+// (ResizeProposal::via_requeue): Slurm 22.05 does not merge an expansion into a job with
+// allocated GRES. It is held back (with the reason, as by the interval) while a waiting job could
+// start on the nodes it would give back meanwhile, and when it cannot be requeued. One holding
+// part of its nodes' GPUs shares them (cons_tres) and never grows; it may still give nodes back
+// in step 1. Jobs with an order in flight take no part. Thread-safety: pure function of its
 // arguments.
 #pragma once
 
@@ -108,6 +110,10 @@ struct ResizeProposal {
   std::vector<std::string> target_nodes;  // the job's whole node set after the resize, sorted
   std::vector<std::string> changed_nodes;  // grow: nodes added; shrink: nodes released
   std::string reason;
+  // A grow of a job holding GPUs as gres (GrowsViaRequeue): not by an expansion job, which Slurm
+  // 22.05 refuses to merge, but by a requeue (its agents checkpoint on SIGTERM) after which
+  // elasticd lets it start again at once on to_nodes nodes (docs/gpu.md).
+  bool via_requeue = false;
 };
 
 // A job the decision would have resized but held back, and why (for `elasticd status`).

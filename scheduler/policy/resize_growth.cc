@@ -11,31 +11,39 @@ namespace elastic::policy {
 
 namespace {
 
-// Why a running job on GPU nodes does not grow, "" if nothing here stops it:
-//  - it holds fewer GPUs than its nodes have (not --exclusive): it shares them with other jobs
-//    (cons_tres), and a whole-node grow would hand it nodes of which it runs ranks on only as
-//    many GPUs as it holds now;
-//  - it holds GPUs as gres (an --exclusive job on gres nodes does too): Slurm 22.05 refuses to
-//    merge an expansion into a job with allocated GRES ("JobId=J has allocated GRES"), so every
-//    grow order would fail and cost the job a checkpoint and a relaunch. Shrinking works.
-// Nothing stops it when its GPU count is unknown or on nodes of one device each (CPU nodes).
+// Why a running job on GPU nodes does not grow, "" if nothing here stops it: it holds fewer GPUs
+// than its nodes have (not --exclusive), so it shares them with other jobs (cons_tres), and a
+// whole-node grow would hand it nodes of which it runs ranks on only as many GPUs as it holds
+// now. Nothing stops it when its GPU count is unknown or on CPU nodes.
 std::string GrowBlockedReason(const SlurmJob& job, NodeSize size) {
   if (job.gpus < 0 || size.devices <= size.nodes) return "";
-  const std::string held = "holds " + std::to_string(job.gpus) + " of the " +
-                           std::to_string(size.devices) + " GPUs of its " +
-                           std::to_string(size.nodes) + " node(s)";
-  if (!job.exclusive && job.gpus < size.devices) {
-    return held + ": elasticd grows only jobs that hold every GPU of their nodes";
-  }
-  if (job.gpus > 0) {
-    return held +
-           " as gres: Slurm 22.05 does not merge an expansion into a job with allocated GRES, "
-           "so it only shrinks";
-  }
-  return "";
+  if (job.exclusive || job.gpus >= size.devices) return "";
+  return "holds " + std::to_string(job.gpus) + " of the " + std::to_string(size.devices) +
+         " GPUs of its " + std::to_string(size.nodes) +
+         " node(s): elasticd grows only jobs that hold every GPU of their nodes";
 }
 
 }  // namespace
+
+bool GrowsViaRequeue(const SlurmJob& job) { return job.gpus > 0; }
+
+// A requeued job gives its own nodes back before it starts again on more (docs/gpu.md): a job
+// waiting in its partition that fits on those and the idle nodes could start there first, and the
+// grown job would wait instead. Such a grow is held back.
+std::string ResizeGrowth::RequeueGapReason(const Candidate& c, int idle) const {
+  if (!c.slurm->requeue) {
+    return "holds its GPUs as gres, so it grows only by a requeue, and it was submitted with "
+           "--no-requeue";
+  }
+  const int freed = idle + static_cast<int>(c.nodes.size());
+  for (const SlurmJob& job : cycle_.view.jobs) {
+    if (!WaitsForNodes(job) || job.partition != c.slurm->partition) continue;
+    if (std::max(job.min_nodes, 1) > freed) continue;
+    return "holds its GPUs as gres, so it grows by a requeue, and waiting job " +
+           std::to_string(job.job_id) + " could take its nodes meanwhile";
+  }
+  return "";
+}
 
 ResizeGrowth::ResizeGrowth(ResizeCycle& cycle, const Policy* policy)
     : cycle_(cycle),
@@ -53,8 +61,9 @@ void ResizeGrowth::Run() {
   }
 }
 
-bool ResizeGrowth::MayGrow(const Candidate& c, std::string& why) const {
+bool ResizeGrowth::MayGrow(const Candidate& c, int idle, std::string& why) const {
   why = GrowBlockedReason(*c.slurm, cycle_.SizeOf(c.nodes));
+  if (why.empty() && GrowsViaRequeue(*c.slurm)) why = RequeueGapReason(c, idle);
   if (!why.empty()) return false;
   const ResizeDecisionOptions& options = cycle_.options;
   const std::int64_t since = cycle_.view.now - c.job->last_resize;
@@ -83,7 +92,7 @@ void ResizeGrowth::Grow(const std::string& partition, PartitionPool& pool) {
     if (c->nodes != c->original) continue;  // shrinking this cycle
     if (static_cast<int>(c->nodes.size()) >= c->job->max_nodes) continue;
     std::string why;
-    if (MayGrow(*c, why)) growers.push_back(c);
+    if (MayGrow(*c, static_cast<int>(free.size()), why)) growers.push_back(c);
     else if (!free.empty()) cycle_.held.push_back({c->job->job_id, "grow held back: " + why});
   }
   // With every free node the same size, a job's gains do not depend on which free nodes come
@@ -205,7 +214,7 @@ void ResizeGrowth::DecideByPolicy(const std::string& partition, PartitionPool& p
   nodes.live.jobs.reserve(jobs.size());
   for (Candidate* c : jobs) {
     std::string why;
-    const bool may_resize = MayGrow(*c, why);
+    const bool may_resize = MayGrow(*c, static_cast<int>(free.size()), why);
     const bool could_grow = static_cast<int>(c->nodes.size()) < c->job->max_nodes;
     if (!may_resize && could_grow && !free.empty()) {
       cycle_.held.push_back({c->job->job_id, "grow held back: " + why});

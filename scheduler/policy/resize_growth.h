@@ -13,6 +13,11 @@
 
 namespace elastic::policy {
 
+// Whether growing `job` (on nodes of `size`) takes a requeue instead of an expansion job: it
+// holds GPUs as gres (an --exclusive job on gres nodes does too), and Slurm 22.05 refuses to
+// merge an expansion into a job with allocated GRES ("JobId=J has allocated GRES").
+bool GrowsViaRequeue(const SlurmJob& job);
+
 class ResizeGrowth {
  public:
   // `policy`: nullptr for the greedy rule.
@@ -21,7 +26,9 @@ class ResizeGrowth {
   void Run();
 
  private:
-  bool MayGrow(const Candidate& c, std::string& why) const;
+  // `idle`: the partition's idle nodes this cycle (a requeue gives the job's own back too).
+  bool MayGrow(const Candidate& c, int idle, std::string& why) const;
+  std::string RequeueGapReason(const Candidate& c, int idle) const;
   void Grow(const std::string& partition, PartitionPool& pool);
   // Gains per node of c growing onto free[next], free[next + 1], ... (gains[k - 1]: k more
   // nodes), as far as its MAX and the free nodes allow.

@@ -56,8 +56,9 @@ struct SlurmJob {
   std::string admin_comment;
   bool exclusive = false;                 // --exclusive (whole nodes)
   // Running: the GPUs Slurm allocated it (its gres total; 0 = none); -1 = unknown. On GPU nodes
-  // elasticd does not grow a job that holds gres GPUs (resize_decision.h).
+  // a job that holds gres GPUs grows by a requeue (resize_decision.h).
   int gpus = -1;
+  bool requeue = true;  // Slurm may requeue it (--requeue, or JobRequeue=1 by default)
   // Ended (COMPLETED, FAILED, CANCELLED, ...) and done completing: Slurm still lists it for
   // MinJobAge, but its checkpoint directory may be cleaned up (state is then kOther).
   bool finished = false;

@@ -1,5 +1,6 @@
-// slurm_update_partition and slurm_requeue for background placement; inputs are the admin's
-// partition name and Slurm's own node names and job ids, never a user's text.
+// slurm_update_partition and slurm_requeue for background placement, preemption and grows by
+// requeue; inputs are the admin's partition name and Slurm's own node names and job ids, never a
+// user's text.
 #include "scheduler/slurm/background_calls.h"
 
 extern "C" {

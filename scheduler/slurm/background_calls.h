@@ -1,6 +1,7 @@
-// The two Slurm writes behind background placement (scheduler/policy/background_placement.h) and
-// preemption (resize_decision.h): set the background partition's node list, and requeue a
-// background job that must give way or a best-effort elastic job a guaranteed one preempts.
+// The two Slurm writes behind background placement (scheduler/policy/background_placement.h),
+// preemption and grows by requeue (resize_decision.h): set the background partition's node list,
+// and requeue a background job that must give way, a best-effort elastic job a guaranteed one
+// preempts, or a job holding gres GPUs that elasticd grows.
 // Thin libslurm shell, no decisions. Error model: "" on success, else a message naming the call,
 // the partition or job, and slurm_strerror's reason. REQUIRES: libslurm initialised in this
 // process (a ReadSlurmView succeeded; elasticd calls these only after a cycle's read). One

@@ -151,22 +151,41 @@ std::optional<policy::SlurmJob> ReadSlurmJob(std::uint32_t job_id) {
   return std::nullopt;
 }
 
-std::string SetAdminComment(std::uint32_t job_id, const std::string& text) {
+namespace {
+
+// elasticd's one slurm_update_job call (docs/security.md): `desc` comes initialised by Slurm with
+// the job id and the fields of one of its writes set (SetAdminComment, StartRequeuedJob).
+std::string UpdateJob(job_desc_msg_t& desc, const std::string& what) {
   try {
     EnsureInitialized();
   } catch (const SlurmError& e) {
     return e.what();
   }
+  if (slurm_update_job(&desc) != SLURM_SUCCESS) {
+    return LastError(
+        ("slurm_update_job(JobId=" + std::to_string(desc.job_id) + " " + what + ")").c_str());
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string SetAdminComment(std::uint32_t job_id, const std::string& text) {
   job_desc_msg_t desc;
   slurm_init_job_desc_msg(&desc);
   desc.job_id = job_id;
   // slurm_update_job only reads the descriptor; the string stays ours.
   desc.admin_comment = const_cast<char*>(text.c_str());
-  if (slurm_update_job(&desc) != SLURM_SUCCESS) {
-    return LastError(
-        ("slurm_update_job(JobId=" + std::to_string(job_id) + " AdminComment)").c_str());
-  }
-  return "";
+  return UpdateJob(desc, "AdminComment");
+}
+
+std::string StartRequeuedJob(std::uint32_t job_id, int nodes) {
+  job_desc_msg_t desc;
+  slurm_init_job_desc_msg(&desc);
+  desc.job_id = job_id;
+  desc.min_nodes = desc.max_nodes = static_cast<std::uint32_t>(nodes);
+  desc.begin_time = std::time(nullptr);
+  return UpdateJob(desc, "NumNodes=" + std::to_string(nodes) + " StartTime=now");
 }
 
 uid_t SlurmUserId() {

@@ -32,6 +32,11 @@ std::optional<policy::SlurmJob> ReadSlurmJob(std::uint32_t job_id);
 // Sets job `job_id`'s AdminComment (only root or SlurmUser may). "" on success.
 std::string SetAdminComment(std::uint32_t job_id, const std::string& text);
 
+// A job elasticd requeued to grow it (daemon_cycle.h): sets its node count to exactly `nodes`
+// and its begin time to now, so that it starts at once instead of after Slurm's requeue delay.
+// "" on success.
+std::string StartRequeuedJob(std::uint32_t job_id, int nodes);
+
 // The uid slurmctld runs as (SlurmUser), which elasticd treats as an administrator like root.
 uid_t SlurmUserId();
 

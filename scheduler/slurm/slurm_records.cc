@@ -125,6 +125,7 @@ policy::SlurmJob ToJob(const slurm_job_info_t& job) {
   out.account = Text(job.account);
   out.sla_class = daemon::ParseRecordedClass(out.admin_comment).value_or(SlaClass::kBestEffort);
   out.exclusive = job.shared == JOB_SHARED_NONE;
+  out.requeue = job.requeue != 0;
   out.min_nodes = static_cast<int>(job.num_nodes);
   out.max_nodes = job.max_nodes == NO_VAL ? 0 : static_cast<int>(job.max_nodes);
   if (out.state == policy::SlurmJobState::kRunning) {

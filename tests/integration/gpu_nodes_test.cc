@@ -1,10 +1,12 @@
 // elasticd on GPU nodes (stand-in GPUs: local-cluster.sh --gpus-per-node 2), with real Slurm
-// allocations and the real agent: jobs holding GPUs as gres are never grown (one sharing its
-// node, one holding its nodes' GPUs: Slurm 22.05 does not merge an expansion into a job with
-// allocated GRES), and elasticd says why; they still shrink for a waiting job (docs/gpu.md).
+// allocations and the real agent: a job sharing its node's GPUs is never grown, and elasticd says
+// why; a job holding its nodes' GPUs as gres shrinks for a waiting job and grows again by a
+// requeue (Slurm 22.05 does not merge an expansion into a job with allocated GRES), resuming
+// from its checkpoint (docs/gpu.md).
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <regex>
 #include <thread>
 
 #include "tests/common/agent_runs.h"
@@ -55,18 +57,20 @@ std::string JobOutput(const std::string& path) {
 
 // Rigid jobs hold n2 and n3 while the 1-GPU job starts: Slurm gives it n1 only (with nodes free
 // it would give it one GPU on each of up to 3). Once n2 and n3 are idle, elasticd does not grow
-// it and says why. A 2-GPU job then starts on n2 and n3 and is not grown either (Slurm 22.05
-// refuses to merge an expansion into a job with allocated GRES), but it shrinks to one node for
-// a waiting 2-GPU job, which then runs, and stays at one node when that job has gone. Its two
-// ranks per node share the one CPU per node Slurm gave it. No grow order ever fails.
-TEST_F(GpuNodes, GpuJobsAreNotGrownButShrinkForAWaitingJob) {
+// it and says why. A 2-GPU job then starts on n2 and n3; it shrinks to one node for a waiting
+// 2-GPU job, which then runs, and when that job has gone it grows back to two nodes by a
+// requeue: Slurm restarts it at once on both, and its agents resume from the checkpoint they
+// wrote on SIGTERM. Its two ranks per node share the one CPU per node Slurm gave it. No order
+// ever fails.
+TEST_F(GpuNodes, AJobSharingItsNodeIsHeldAndAGresJobShrinksThenGrowsByRequeue) {
   TempDir dir;
   const std::string hold =
       Submit("-N 2 -w n2,n3 --exclusive --wrap 'sleep " + std::to_string(ScaledSeconds(20)) + "'");
   // An elastic job `name` with Slurm arguments `args` under `elastic-agent run`, its output in
-  // `name`.out; returns its id.
+  // `name`.out (appended to after a requeue); returns its id.
   auto submit_agent = [&](const std::string& name, const std::string& args) {
-    return Submit(args + " --elastic -o " + (dir.path() / (name + ".out")).string() + " --wrap " +
+    return Submit(args + " --elastic --open-mode=append -o " +
+                  (dir.path() / (name + ".out")).string() + " --wrap " +
                   ShellQuote(AgentPath() + " run --config " + Config(dir, name)));
   };
   const std::string shared_out = (dir.path() / "shared.out").string();
@@ -88,21 +92,25 @@ TEST_F(GpuNodes, GpuJobsAreNotGrownButShrinkForAWaitingJob) {
                                                            << Log() << JobOutput(whole_out);
   const std::string running = cluster().Run("squeue -h -t R -j " + waiting + " -o %i").output;
   EXPECT_NE(running.find(waiting), std::string::npos) << Log();
-  // Once the waiting job is gone its node is idle again, and the 2-GPU job is held at one node.
+  // Once the waiting job is gone its node is idle again: the 2-GPU job grows back by a requeue.
   cluster().Run("scancel " + waiting);
-  const std::string gres = "holds 2 of the 2 GPUs of its 1 node(s) as gres: Slurm 22.05 does not";
-  status = WaitForStatus(gres, 120);
-  EXPECT_NE(status.find(gres), std::string::npos) << status << "\n" << Log();
-  std::this_thread::sleep_for(std::chrono::seconds(ScaledSeconds(10)));
-  EXPECT_NE(AdminComment(whole).find("nodes=1/1-2"), std::string::npos) << AdminComment(whole);
+  EXPECT_FALSE(WaitForNodes(whole, 2, "1-2", 240).empty()) << AdminComment(whole) << "\n"
+                                                           << Log() << JobOutput(whole_out);
+  const std::string log = Log();
+  EXPECT_NE(log.find("job " + whole + " requeued to grow"), std::string::npos) << log;
+  EXPECT_NE(log.find("job " + whole + " starts again on 2 nodes"), std::string::npos) << log;
+  EXPECT_NE(cluster().Run("scontrol show job " + whole).output.find("Restarts=1"),
+            std::string::npos);
   EXPECT_NE(AdminComment(shared).find("nodes=1/1-3"), std::string::npos) << AdminComment(shared);
   cluster().Run("scancel " + whole + " " + shared);
-  EXPECT_EQ(Log().find("not carried out"), std::string::npos) << Log();
+  EXPECT_EQ(log.find("not carried out"), std::string::npos) << log;
   const std::string text = JobOutput(whole_out);
   EXPECT_NE(text.find("2 rank(s) per node on 1 CPU(s) per node: srun --overcommit"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("generation 2: srun on 1 node(s)"), std::string::npos) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("resuming from \\S+ckpt-\\d+\\.elck")))
+      << text;
 }
 
 }  // namespace

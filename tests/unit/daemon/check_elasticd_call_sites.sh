@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Where elasticd forks and writes to Slurm (docs/security.md U10), from the built binary and its
 # debug line table: its one `fork` call is DetachAfterStartup's (daemonising) and there is no
-# vfork/clone/daemon; its one `slurm_update_job` call is SetAdminComment's, whose descriptor sets
-# nothing but job_id and admin_comment; its one `slurm_update_partition` call is SetPartitionNodes'
-# (name and nodes only) and its one `slurm_requeue` call RequeueJob's (background placement and
-# preemption, scheduler/slurm/background_calls.cc). Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
+# vfork/clone/daemon; its one `slurm_update_job` call is UpdateJob's, called only by
+# SetAdminComment (whose descriptor sets nothing but job_id and admin_comment) and
+# StartRequeuedJob (job_id, min_nodes, max_nodes and begin_time); its one `slurm_update_partition`
+# call is SetPartitionNodes' (name and nodes only) and its one `slurm_requeue` call RequeueJob's
+# (background placement, preemption and grows by requeue, scheduler/slurm/background_calls.cc). Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
 # Exit 77 (skipped) when the binary has no line table (a build without -g).
 set -euo pipefail
 bin=$1 src=$2
@@ -35,14 +36,25 @@ check_calls() {  # SYMBOL FILE FUNCTION-REGEX
   done
 }
 check_calls fork scheduler/daemon/daemon.cc '^int DetachAfterStartup'
-check_calls slurm_update_job scheduler/slurm/slurm_client.cc '^std::string SetAdminComment'
-# SetAdminComment's descriptor: initialised by Slurm, then only job_id and admin_comment set.
-fields=$(awk '/^std::string SetAdminComment/ {inside=1} inside {print} inside && /^}/ {inside=0}' \
-  "$src/scheduler/slurm/slurm_client.cc" | grep -oE '\bdesc\.[a-z_]+' | sort -u | tr '\n' ' ')
+check_calls slurm_update_job scheduler/slurm/slurm_client.cc '^std::string UpdateJob'
+# The descriptor's fields each caller sets (initialised by Slurm first); UpdateJob sets none.
+desc_fields() {  # FUNCTION-REGEX
+  awk -v s="$1" '$0 ~ s {inside=1} inside {print} inside && /^}/ {inside=0}' \
+    "$src/scheduler/slurm/slurm_client.cc" | grep -oE '\bdesc\.[a-z_]+' | sort -u | tr '\n' ' '
+}
+fields=$(desc_fields '^std::string SetAdminComment')
 [[ $fields == "desc.admin_comment desc.job_id " ]] || fail "SetAdminComment sets: $fields"
-grep -q 'slurm_init_job_desc_msg(&desc)' "$src/scheduler/slurm/slurm_client.cc" ||
-  fail "SetAdminComment's descriptor is not initialised with slurm_init_job_desc_msg"
-echo "slurm_update_job's descriptor sets only: $fields"
+echo "SetAdminComment's descriptor sets only: $fields"
+fields=$(desc_fields '^std::string StartRequeuedJob')
+[[ $fields == "desc.begin_time desc.job_id desc.max_nodes desc.min_nodes " ]] ||
+  fail "StartRequeuedJob sets: $fields"
+echo "StartRequeuedJob's descriptor sets only: $fields"
+fields=$(desc_fields '^std::string UpdateJob')
+[[ $fields == "desc.job_id " ]] || fail "UpdateJob touches: $fields"
+callers=$(grep -c '[^a-zA-Z_]UpdateJob(desc' "$src/scheduler/slurm/slurm_client.cc")
+[[ $callers -eq 2 ]] || fail "UpdateJob is called $callers times, expected 2"
+[[ $(grep -c 'slurm_init_job_desc_msg(&desc)' "$src/scheduler/slurm/slurm_client.cc") -eq 2 ]] ||
+  fail "a descriptor is not initialised with slurm_init_job_desc_msg"
 check_calls slurm_update_partition scheduler/slurm/background_calls.cc '^std::string SetPartitionNodes'
 check_calls slurm_requeue scheduler/slurm/background_calls.cc '^std::string RequeueJob'
 # SetPartitionNodes' message: initialised by Slurm, then only the name and node list set.

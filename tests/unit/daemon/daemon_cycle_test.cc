@@ -303,3 +303,81 @@ TEST(DaemonCycle, AGuaranteedJobsClassComesFromTheRecordAndItsQuotaReachesAdminC
 
 }  // namespace
 }  // namespace elastic::daemon
+
+namespace elastic::daemon {
+namespace {
+
+// Job 11 holds 2-GPU node n1 as gres and the other three nodes are idle: the cycle grows it by a
+// requeue (no order to its supervisor), keeps it out of further decisions while Slurm still shows
+// it running, shows it waiting for 4 nodes so nobody grows into them, and once Slurm shows it
+// pending starts it on 4 nodes — not in the second after the requeue (Slurm refuses a launch on a
+// revoked credential). A regrow whose job is never seen pending is given up after
+// kRegrowTimeoutS.
+TEST(DaemonCycle, AJobHoldingGresGrowsByRequeueThenStartsOnItsNewNodeCount) {
+  DaemonState state;
+  policy::SlurmView view = View(10'000, {"n1"}, 2);
+  view.jobs[0].start_time = 10'000 - 3'600;
+  view.jobs[0].gpus = 2;
+  view.jobs[0].exclusive = true;
+  ASSERT_TRUE(Call(state, 10'000, {{"op", "register"}, {"job_id", 11}, {"ests", 8}}, view)["ok"]);
+  CycleOptions options;
+  options.policy = "elastic";
+  CycleResult result = RunCycle(state, view, options);
+  EXPECT_EQ(result.regrow_requeues, (std::vector<std::uint32_t>{11}));
+  EXPECT_FALSE(state.jobs[0].order.has_value());
+  ASSERT_EQ(state.regrows.count(11), 1u);
+  EXPECT_EQ(state.regrows[11].nodes, 4);
+  EXPECT_EQ(state.recent.back().action, "grow");
+  view.now = 10'001;  // the requeue not yet seen: no second one
+  result = RunCycle(state, view, options);
+  EXPECT_TRUE(result.regrow_requeues.empty());
+  EXPECT_TRUE(result.regrow_starts.empty());
+
+  view.jobs[0].state = policy::SlurmJobState::kPending;
+  view.jobs[0].nodes.clear();
+  view.jobs[0].reason = "BeginTime";
+  view.now = 10'001;
+  EXPECT_TRUE(RunCycle(state, view, options).regrow_starts.empty());
+  view.now = 10'000 + kRequeueSettleS;
+  result = RunCycle(state, view, options);
+  EXPECT_EQ(result.regrow_starts, (std::vector<std::pair<std::uint32_t, int>>{{11, 4}}));
+  EXPECT_TRUE(state.regrows.empty());
+  EXPECT_EQ(state.recent.back().action, "regrow");
+
+  state.regrows[11] = {4, 20'000};
+  view.jobs[0].state = policy::SlurmJobState::kRunning;  // never seen pending
+  view.now = 20'000 + kRegrowTimeoutS + 1;
+  EXPECT_TRUE(RunCycle(state, view, Observe()).regrow_starts.empty());
+  EXPECT_TRUE(state.regrows.empty());
+  EXPECT_EQ(state.recent.back().action, "failed");
+}
+
+// While job 11 waits to start again on 3 nodes, job 13 (elastic, on n4) is not grown into the
+// nodes job 11 gave back: the decision sees job 11 waiting for them.
+TEST(DaemonCycle, NoJobGrowsIntoTheNodesARegrowingJobGaveBack) {
+  DaemonState state;
+  policy::SlurmView view = View(10'000, {"n4"}, 2);
+  view.jobs[0].job_id = 13;
+  view.jobs[0].batch_host = "n4";
+  view.jobs[0].start_time = 10'000 - 3'600;
+  ASSERT_TRUE(Call(state, 10'000, {{"op", "register"}, {"job_id", 13}, {"ests", 8}}, view)["ok"]);
+  policy::SlurmJob requeued;
+  requeued.job_id = 11;
+  requeued.state = policy::SlurmJobState::kPending;
+  requeued.reason = "BeginTime";
+  requeued.partition = "main";
+  requeued.min_nodes = 1;
+  view.jobs.insert(view.jobs.begin(), requeued);
+  CycleOptions options;
+  options.policy = "elastic";
+  for (bool regrowing : {false, true}) {
+    DaemonState s = state;
+    if (regrowing) s.regrows[11] = {3, 9'999};
+    RunCycle(s, view, options);
+    ASSERT_EQ(s.jobs.size(), 1u);
+    EXPECT_EQ(s.jobs[0].order.has_value(), !regrowing) << regrowing;
+  }
+}
+
+}  // namespace
+}  // namespace elastic::daemon

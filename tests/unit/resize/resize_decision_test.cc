@@ -129,38 +129,71 @@ TEST_F(ResizeDecisionTest, StepOneShrinksTheJobThatLosesLeastOnItsDevices) {
 
 // On 4-GPU nodes job 7 holds 2 of n1's GPUs (cons_tres shares the node): elasticd does not grow
 // it into the idle nodes, and says why. Holding all 4 as gres (or the node by --exclusive, which
-// allocates its gres too) it cannot grow either: Slurm 22.05 refuses to merge an expansion into
-// a job with allocated GRES. With its GPU count unknown it grows as before; on CPU nodes (one
-// device each) a job without GPUs is a whole-node job.
-TEST_F(ResizeDecisionTest, AJobOnGpuNodesGrowsOnlyWithoutGres) {
+// allocates its gres too) it grows by a requeue, as Slurm 22.05 refuses to merge an expansion
+// into a job with allocated GRES. With its GPU count unknown, or without GPUs on CPU nodes (one
+// device each), it grows by an expansion job as before; with 1 GPU per node held as gres, by a
+// requeue.
+TEST_F(ResizeDecisionTest, AJobOnGpuNodesGrowsByRequeueWhenItHoldsGres) {
   for (SlurmNode& node : view_.nodes) node.devices = 4;
   Running(7, {"n1"});
   Elastic(7, 1, 4);
-  auto held_because = [&](int gpus, bool exclusive) {
+  view_.jobs.back().gpus = 2;
+  ResizeDecision held = Decide();
+  EXPECT_TRUE(held.proposals.empty());
+  ASSERT_EQ(held.held_back.size(), 1u);
+  EXPECT_NE(held.held_back[0].reason.find("holds 2 of the 4 GPUs of its 1 node(s): elasticd "
+                                          "grows only jobs that hold every GPU of their nodes"),
+            std::string::npos);
+  auto grown = [&](int gpus, bool exclusive) {
     view_.jobs.back().gpus = gpus;
     view_.jobs.back().exclusive = exclusive;
     ResizeDecision decision = Decide();
-    EXPECT_TRUE(decision.proposals.empty()) << gpus;
-    return decision.held_back.size() == 1 && decision.held_back[0].job_id == 7u
-               ? decision.held_back[0].reason
-               : std::string("(not held)");
+    EXPECT_EQ(decision.proposals.size(), 1u) << gpus;
+    if (decision.proposals.size() != 1) return ResizeProposal{};
+    EXPECT_EQ(decision.proposals[0].to_nodes, 2) << gpus;  // its 8 ESTs fill two 4-GPU nodes
+    return decision.proposals[0];
   };
-  EXPECT_NE(held_because(2, false).find("holds 2 of the 4 GPUs of its 1 node(s): elasticd grows "
-                                        "only jobs that hold every GPU of their nodes"),
-            std::string::npos);
-  const std::string gres = "as gres: Slurm 22.05 does not merge an expansion into a job with "
-                           "allocated GRES";
-  for (auto [gpus, exclusive] : {std::pair{4, false}, std::pair{2, true}}) {
-    EXPECT_NE(held_because(gpus, exclusive).find(gres), std::string::npos) << gpus;
-  }
-  view_.jobs.back().gpus = -1;
+  EXPECT_TRUE(grown(4, false).via_requeue);
+  EXPECT_TRUE(grown(2, true).via_requeue);
+  EXPECT_FALSE(grown(-1, true).via_requeue);
+  for (SlurmNode& node : view_.nodes) node.devices = 1;
+  ResizeDecision cpu = Decide();  // gpus -1, one device per node: grows to MAX
+  ASSERT_EQ(cpu.proposals.size(), 1u);
+  EXPECT_FALSE(cpu.proposals[0].via_requeue);
+  view_.jobs.back().gpus = 1;
+  cpu = Decide();
+  ASSERT_EQ(cpu.proposals.size(), 1u);
+  EXPECT_TRUE(cpu.proposals[0].via_requeue);
+}
+
+// A requeue gives the job's own node back before it starts again: job 8, waiting for 2 nodes,
+// could then start on n1 and the idle n2 ahead of it, so job 7 (holding n1's GPUs as gres) is
+// held at its size while job 8 waits. A job waiting for all 4 nodes could not start anyway
+// (n3 and n4 are busy), and job 7 grows onto n2.
+TEST_F(ResizeDecisionTest, AGrowByRequeueWaitsWhileAWaitingJobCouldTakeTheNodesMeanwhile) {
+  for (SlurmNode& node : view_.nodes) node.devices = 4;
+  Running(7, {"n1"});
+  Elastic(7, 1, 4);
+  view_.jobs.back().gpus = 4;
+  Running(9, {"n3", "n4"});
+  Pending(8, 2);
+  ResizeDecision held = Decide();
+  EXPECT_TRUE(held.proposals.empty());
+  ASSERT_EQ(held.held_back.size(), 1u);
+  EXPECT_NE(held.held_back[0].reason.find("grows by a requeue, and waiting job 8 could take its "
+                                          "nodes meanwhile"),
+            std::string::npos)
+      << held.held_back[0].reason;
+  view_.jobs.back().min_nodes = 4;
   ResizeDecision grown = Decide();
   ASSERT_EQ(grown.proposals.size(), 1u);
-  EXPECT_EQ(grown.proposals[0].to_nodes, 2);  // its 8 ESTs fill two 4-GPU nodes
-  view_.jobs.back().exclusive = false;
-  for (SlurmNode& node : view_.nodes) node.devices = 1;
-  view_.jobs.back().gpus = 0;
-  ASSERT_EQ(Decide().proposals.size(), 1u);
+  EXPECT_TRUE(grown.proposals[0].via_requeue);
+  EXPECT_EQ(grown.proposals[0].target_nodes, (std::vector<std::string>{"n1", "n2"}));
+  view_.jobs.front().requeue = false;  // --no-requeue: it cannot grow at all
+  ResizeDecision no_requeue = Decide();
+  EXPECT_TRUE(no_requeue.proposals.empty());
+  ASSERT_EQ(no_requeue.held_back.size(), 1u);
+  EXPECT_NE(no_requeue.held_back[0].reason.find("submitted with --no-requeue"), std::string::npos);
 }
 
 // Held from growth, such a job still gives nodes back for a waiting job: Slurm started job 7's

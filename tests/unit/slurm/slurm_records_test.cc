@@ -202,6 +202,16 @@ TEST(ToJob, AllocatedGpusFromTheGresTotal) {
   EXPECT_EQ(ToJob(job).gpus, -1);
 }
 
+// Whether Slurm may requeue the job: a grow by requeue of a --no-requeue job would only fail.
+TEST(ToJob, RequeueFromTheJobsOption) {
+  slurm_job_info_t job{};
+  job.job_state = JOB_RUNNING;
+  job.nodes = const_cast<char*>("n1");
+  EXPECT_FALSE(ToJob(job).requeue);
+  job.requeue = 1;
+  EXPECT_TRUE(ToJob(job).requeue);
+}
+
 TEST(ToJob, PendingJobWithBackfillPlan) {
   slurm_job_info_t job{};
   job.job_id = 43;
