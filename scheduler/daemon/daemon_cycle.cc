@@ -161,10 +161,10 @@ void RequeueToGrow(DaemonState& state, const policy::ResizeProposal& order, std:
                    CycleResult& result) {
   state.regrows[order.job_id] = {order.to_nodes, now};
   result.regrow_requeues.push_back(order.job_id);
-  state.Record(now, order.job_id, "grow",
-               std::to_string(order.from_nodes) + " -> " + std::to_string(order.to_nodes) +
-                   " nodes by requeue (it holds GPUs as gres, which Slurm does not merge): " +
-                   order.reason);
+  state.Record(
+      now, order.job_id, "grow",
+      std::to_string(order.from_nodes) + " -> " + std::to_string(order.to_nodes) +
+          " nodes by requeue (it holds GPUs as gres, which Slurm does not merge): " + order.reason);
 }
 
 }  // namespace
@@ -194,9 +194,9 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
       return InBackgroundPartition(view, job.job_id, options.background);
     });
     // Nor does a waiting background job make a foreground job shrink for it.
-    policy::SlurmView decision_view =
-        options.background.partition.empty() ? view
-                                             : WithoutPendingBackground(view, options.background);
+    policy::SlurmView decision_view = options.background.partition.empty()
+                                          ? view
+                                          : WithoutPendingBackground(view, options.background);
     if (!state.regrows.empty()) decision_view = WithRegrowsWaiting(decision_view, state.regrows);
     policy::ResizeDecision decision =
         configured ? policy::DecideResizes(decision_view, jobs, options.decision, **configured)

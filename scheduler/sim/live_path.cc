@@ -155,7 +155,8 @@ Result<std::unique_ptr<LivePathPolicy>> LivePathPolicy::Make(
     return Made::Fail("--live replays elasticd, which resizes only under easyscale, rubick or "
                       "elastic (not \"" + policy + "\")");
   }
-  return Made::Ok(std::unique_ptr<LivePathPolicy>(new LivePathPolicy(std::move(*inner), options, site)));
+  return Made::Ok(
+      std::unique_ptr<LivePathPolicy>(new LivePathPolicy(std::move(*inner), options, site)));
 }
 
 policy::PolicyOutput LivePathPolicy::Decide(const ClusterState& cluster,

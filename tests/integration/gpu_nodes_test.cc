@@ -109,8 +109,7 @@ TEST_F(GpuNodes, AJobSharingItsNodeIsHeldAndAGresJobShrinksThenGrowsByRequeue) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("generation 2: srun on 1 node(s)"), std::string::npos) << text;
-  EXPECT_TRUE(std::regex_search(text, std::regex("resuming from \\S+ckpt-\\d+\\.elck")))
-      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("resuming from \\S+ckpt-\\d+\\.elck"))) << text;
 }
 
 }  // namespace

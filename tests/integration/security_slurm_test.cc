@@ -131,8 +131,8 @@ TEST_F(SecuritySlurm, JobSubmitLuaChangesNothingButAdminCommentAndNice) {
   EXPECT_EQ(a["Nice"], "7");
   EXPECT_EQ(b["Nice"], "1000007");
   const std::set<std::string> differ_anyway = {
-      "JobId",         "SubmitTime", "EligibleTime", "AccrueTime", "LastSchedEval",
-      "StartTime",     "EndTime",    "AdminComment", "Deadline",   "Nice"};
+      "JobId",     "SubmitTime", "EligibleTime", "AccrueTime", "LastSchedEval",
+      "StartTime", "EndTime",    "AdminComment", "Deadline",   "Nice"};
   std::set<std::string> names;
   for (const auto& [name, value] : a) names.insert(name);
   for (const auto& [name, value] : b) names.insert(name);
@@ -147,8 +147,8 @@ TEST_F(SecuritySlurm, JobSubmitLuaChangesNothingButAdminCommentAndNice) {
 // nodes free up, a rigid job submitted after an elastic one starts first; the elastic one starts
 // once they free again. Without the nice, Slurm's FIFO order would start the elastic job first.
 TEST_F(SecuritySlurm, AnElasticJobWaitsBehindARigidJobSubmittedAfterIt) {
-  const std::string all = " --exclusive -N 4 -o /dev/null --wrap 'sleep " +
-                          std::to_string(ScaledSeconds(3)) + "'";
+  const std::string all =
+      " --exclusive -N 4 -o /dev/null --wrap 'sleep " + std::to_string(ScaledSeconds(3)) + "'";
   const std::string holder = Submit(all);
   ASSERT_TRUE(WaitForState(holder, "RUNNING", 30));
   const std::string elastic = Submit("--elastic" + all);

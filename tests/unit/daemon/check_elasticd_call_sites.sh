@@ -5,7 +5,8 @@
 # SetAdminComment (whose descriptor sets nothing but job_id and admin_comment) and
 # StartRequeuedJob (job_id, min_nodes, max_nodes and begin_time); its one `slurm_update_partition`
 # call is SetPartitionNodes' (name and nodes only) and its one `slurm_requeue` call RequeueJob's
-# (background placement, preemption and grows by requeue, scheduler/slurm/background_calls.cc). Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
+# (background placement, preemption and grows by requeue, scheduler/slurm/background_calls.cc).
+# Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
 # Exit 77 (skipped) when the binary has no line table (a build without -g).
 set -euo pipefail
 bin=$1 src=$2
