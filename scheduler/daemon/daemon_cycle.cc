@@ -167,6 +167,24 @@ void RequeueToGrow(DaemonState& state, const policy::ResizeProposal& order, std:
           " nodes by requeue (it holds GPUs as gres, which Slurm does not merge): " + order.reason);
 }
 
+// The decision carried out: orders to supervisors, grows by requeue, held-back grows and
+// preemptions recorded; the requeues go to the daemon in `result`.
+void Carry(DaemonState& state, policy::ResizeDecision decision, std::int64_t now,
+           CycleResult& result) {
+  for (const policy::ResizeProposal& order : decision.proposals) {
+    if (order.via_requeue) {
+      RequeueToGrow(state, order, now, result);
+    } else if (JobRecord* job = state.Find(order.job_id)) {
+      IssueOrder(state, *job, order, now);
+    }
+  }
+  for (const policy::HeldBack& held : decision.held_back) RecordHeldBack(state, held, now);
+  for (const policy::Preemption& preemption : decision.preemptions) {
+    RecordPreemption(state, preemption, now);
+  }
+  result.preemptions = std::move(decision.preemptions);
+}
+
 }  // namespace
 
 CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
@@ -198,21 +216,10 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
                                           ? view
                                           : WithoutPendingBackground(view, options.background);
     if (!state.regrows.empty()) decision_view = WithRegrowsWaiting(decision_view, state.regrows);
-    policy::ResizeDecision decision =
-        configured ? policy::DecideResizes(decision_view, jobs, options.decision, **configured)
-                   : policy::DecideResizes(decision_view, jobs, options.decision);
-    for (const policy::ResizeProposal& order : decision.proposals) {
-      if (order.via_requeue) {
-        RequeueToGrow(state, order, now, result);
-      } else if (JobRecord* job = state.Find(order.job_id)) {
-        IssueOrder(state, *job, order, now);
-      }
-    }
-    for (const policy::HeldBack& held : decision.held_back) RecordHeldBack(state, held, now);
-    for (const policy::Preemption& preemption : decision.preemptions) {
-      RecordPreemption(state, preemption, now);
-    }
-    result.preemptions = std::move(decision.preemptions);
+    Carry(state,
+          configured ? policy::DecideResizes(decision_view, jobs, options.decision, **configured)
+                     : policy::DecideResizes(decision_view, jobs, options.decision),
+          now, result);
   }
   // After this cycle's orders, so nodes a new shrink releases already count as left.
   if (!options.background.partition.empty()) {
