@@ -44,6 +44,17 @@ policy::SlurmView View(std::int64_t now, std::vector<std::string> nodes, int dev
   return view;
 }
 
+// Job `id` pending in partition main for `min_nodes` nodes, waiting for `reason`.
+policy::SlurmJob PendingJob(std::uint32_t id, int min_nodes, const std::string& reason) {
+  policy::SlurmJob job;
+  job.job_id = id;
+  job.state = policy::SlurmJobState::kPending;
+  job.reason = reason;
+  job.partition = "main";
+  job.min_nodes = min_nodes;
+  return job;
+}
+
 nlohmann::json Call(DaemonState& state, std::int64_t now, const nlohmann::json& request,
                     const policy::SlurmView& view, uid_t uid = kOwner) {
   Authenticated who;
@@ -235,12 +246,7 @@ struct GuaranteedArrives {
     view.jobs[0].start_time = 10'000 - 3'600;
     view.jobs[0].account = "physics";
     EXPECT_TRUE(Call(state, 10'000, {{"op", "register"}, {"job_id", 11}, {"ests", 8}}, view)["ok"]);
-    policy::SlurmJob waiting;
-    waiting.job_id = 12;
-    waiting.state = policy::SlurmJobState::kPending;
-    waiting.reason = "Resources";
-    waiting.partition = "main";
-    waiting.min_nodes = 4;
+    policy::SlurmJob waiting = PendingJob(12, 4, "Resources");
     waiting.account = "physics";
     waiting.sla_class = SlaClass::kGuaranteed;
     waiting.admin_comment = "elastic:nodes=0/4-4,class=guaranteed";
@@ -361,13 +367,7 @@ TEST(DaemonCycle, NoJobGrowsIntoTheNodesARegrowingJobGaveBack) {
   view.jobs[0].batch_host = "n4";
   view.jobs[0].start_time = 10'000 - 3'600;
   ASSERT_TRUE(Call(state, 10'000, {{"op", "register"}, {"job_id", 13}, {"ests", 8}}, view)["ok"]);
-  policy::SlurmJob requeued;
-  requeued.job_id = 11;
-  requeued.state = policy::SlurmJobState::kPending;
-  requeued.reason = "BeginTime";
-  requeued.partition = "main";
-  requeued.min_nodes = 1;
-  view.jobs.insert(view.jobs.begin(), requeued);
+  view.jobs.insert(view.jobs.begin(), PendingJob(11, 1, "BeginTime"));
   CycleOptions options;
   options.policy = "elastic";
   for (bool regrowing : {false, true}) {
