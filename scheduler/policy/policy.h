@@ -43,6 +43,9 @@ struct PolicyOptions {
   double elastic_starvation_slowdown = 1.0;
   // elastic only: jobs may grow onto other device types, priced by EasyScale Eq. 1.
   bool elastic_mixed_types = true;
+  // elastic only: a growth is granted only where its placement gains nearly what it was ranked by
+  // (rubick_engine.h, kGrowthPlacementFloor); false grants any gain, as rubick does (ablation).
+  bool elastic_compact_growth = true;
   // rubick, elastic: a guaranteed job below its SLA may preempt best-effort jobs (Rubick §5);
   // false keeps every job at or above its minimum (ablation).
   bool preempt_best_effort = true;

@@ -30,6 +30,11 @@ inline constexpr int kCpuReclaimSteps = 32;
 // elastic's ranking (Engine::Rank): heSRPT's speedup exponent p, for speedups k^p. ½ is the
 // square-root speedup of heSRPT's own examples; docs/evaluation.md shows 0.3-0.7 alike.
 inline constexpr double kRankExponent = 0.5;
+// elastic ranks a growth by the gain per device of the compact placement (CompactSpeed); where
+// the free devices are spread over nodes its placement gains less, and a growth placed below
+// this share of its ranked gain waits (Consolidate re-places spread jobs). Why 0.9:
+// docs/evaluation.md, "elastic grows only where the placement pays".
+inline constexpr double kGrowthPlacementFloor = 0.9;
 
 struct TypeInfo {
   std::string name;
@@ -126,6 +131,9 @@ struct EngineOptions {
   bool hetero = false;          // elastic: grow a job onto other device types (EasyScale Eq. 1)
   bool rank_by_work = false;    // elastic: slopes weighted by remaining-work order (heSRPT)
   bool preempt_last = false;    // elastic: preempt only when no device type fits without it
+  // elastic: a running job's growth is granted only where its placement gains at least this
+  // share of the gain per device it was ranked by (0: any gain; rubick_policy.cc, BySlope).
+  double growth_placement_floor = 0.0;
 };
 
 class Engine {
@@ -152,6 +160,7 @@ class Engine {
     size_t job = 0;
     int version = 0;
     size_t type = 0;  // index into types_
+    double gain = 0.0;  // running job: speed per device added that `slope` ranks (Rank's input)
   };
   std::optional<Growth> BestGrowth(size_t i) const;
   void AddOtherTypes(const Work& w, size_t i, std::optional<Growth>& best) const;
@@ -272,6 +281,9 @@ class Engine {
   // Jobs SetFit or Rollback changed, each with its device count before the first change (BySlope
   // re-ranks the jobs whose size a grant changed).
   std::vector<std::pair<size_t, int>> resized_;
+  // Acquire places a running job's growth in BySlope only if the placement gains at least this
+  // much speed per device added (0: no floor).
+  double growth_gain_floor_ = 0.0;
   std::map<std::string, int> quota_left_;
   std::optional<HeadReservation> head_;  // elastic: the rigid head's reservation
   size_t head_job_ = 0;

@@ -229,9 +229,11 @@ void Engine::BySlope() {
     Work& w = work_[best.job];
     if (best.version != w.version) continue;
     resized_.clear();
+    growth_gain_floor_ = w.running() ? engine_.growth_placement_floor * best.gain : 0.0;
     bool ok = w.running() ? Acquire(best.job, types_[best.type], best.devices, best.slope,
                                     false, "grow by slope")
                           : StartAtFloor(best.job, false, "start by slope");
+    growth_gain_floor_ = 0.0;
     if (!ok) continue;  // nothing to take at this slope: the job is done for this round
     std::sort(resized_.begin(), resized_.end());  // re-ranked in index order, as jobs are
     for (const auto& [k, before] : resized_) {
@@ -297,7 +299,8 @@ std::optional<Engine::Growth> Engine::BestGrowth(size_t i) const {
   for (int d = 1; count + d <= std::min(w.s.max_devices, type.total); d *= 2) {
     double slope = Rank(w, (CompactSpeed(w, type, count + d) - speed) / d);
     if (slope > kEpsilon && (!best || slope >= best->slope)) {
-      best = Growth{slope, d, i, w.version, TypeIndex(type.name)};
+      best = Growth{slope, d, i, w.version, TypeIndex(type.name),
+                    (CompactSpeed(w, type, count + d) - speed) / d};
     }
   }
   if (engine_.hetero) AddOtherTypes(w, i, best);
@@ -328,7 +331,7 @@ void Engine::AddOtherTypes(const Work& w, size_t i, std::optional<Growth>& best)
       }
       double slope = Rank(w, (faster - speed) / d);
       if (slope > kEpsilon && (!best || slope > best->slope)) {
-        best = Growth{slope, d, i, w.version, t};
+        best = Growth{slope, d, i, w.version, t, (faster - speed) / d};
       }
     }
   }
@@ -376,6 +379,9 @@ PolicyOutput RubickPolicy::Decide(const ClusterState& cluster, const std::vector
   engine.hetero = backfill_aware_ && options_.elastic_mixed_types;
   engine.rank_by_work = backfill_aware_ && options_.elastic_shortest_work_first;
   engine.preempt_last = backfill_aware_;
+  if (backfill_aware_ && options_.elastic_compact_growth) {
+    engine.growth_placement_floor = rubick::kGrowthPlacementFloor;
+  }
   return rubick::Engine(cluster, jobs, now_s, options_, engine).Run();
 }
 

@@ -297,6 +297,12 @@ bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, 
   if (free_[type.name] >= devices) {
     next = PlaceReclaimingCpus(i, type, devices, slope, below_minimum, undo, tally);
   }
+  // A growth ranked by the compact placement's gain that lands spread over nodes gains less; it
+  // waits (EngineOptions::growth_placement_floor).
+  if (next && growth_gain_floor_ > 0.0 && w.running() &&
+      (next->speed - Speed(w, w.s.allocation)) / devices < growth_gain_floor_) {
+    next.reset();
+  }
   if (!next || !SetFit(i, *next, undo)) {
     Rollback(undo);
     return false;

@@ -70,6 +70,8 @@ int Run(int argc, char** argv) {
       "elastic: a best-effort job starves after waiting this x its run time (and >= 3600 s)")(
       "no-shortest-work-first", po::bool_switch(),
       "elastic: rank by slope alone, as rubick does (ablation)")(
+      "no-compact-growth", po::bool_switch(),
+      "elastic: grant a growth whatever its placement gains, as rubick does (ablation)")(
       "no-mixed-types", po::bool_switch(),
       "elastic: keep each job on one device type, as rubick does (ablation)")(
       "no-preemption", po::bool_switch(),
@@ -103,6 +105,7 @@ int Run(int argc, char** argv) {
   policy_options.resize_cost_s = options.resize_cost_s;
   policy_options.elastic_shortest_work_first = !vm["no-shortest-work-first"].as<bool>();
   policy_options.elastic_mixed_types = !vm["no-mixed-types"].as<bool>();
+  policy_options.elastic_compact_growth = !vm["no-compact-growth"].as<bool>();
   policy_options.preempt_best_effort = !vm["no-preemption"].as<bool>();
   options.record_timeline = !timeline_path.empty();
 

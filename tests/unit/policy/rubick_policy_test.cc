@@ -168,6 +168,38 @@ TEST(Elastic, ALongJobsFirstDeviceOutranksAShortJobsFlatGrowth) {
   }
 }
 
+// Two 4-GPU nodes. g (comm 0.01) runs on 2 of node 0's; rigid jobs hold node 0's other 2 and 2
+// of node 1's. g is ranked by its compact growth to 4 (0.91 speed per device added), but the 2
+// free devices are on node 1, where 4 devices over two nodes add only 0.63 per device (the
+// inter-node all-reduce): elastic leaves it at 2 (kGrowthPlacementFloor 0.9); without the floor,
+// as rubick does, it spreads. With node 0's other 2 devices free instead, it grows there.
+TEST(Elastic, AGrowthGrantedOnlyWherePlacedAsWellAsItWasRanked) {
+  auto grown = [](bool floor, int free_node) {
+    ClusterState cluster;
+    AddNodes(cluster, 2, 4, "gpu", 1.0);
+    JobState g = Job("g", 2, 4, 0, 0.01);
+    Place(cluster, g, 0, 2, 0.0);
+    std::vector<JobState> jobs{g};
+    auto rigid_on = [&](int node) {  // 2 devices
+      JobState rigid = Job("r" + std::to_string(jobs.size()), 2, 2, 0, 0.0);
+      rigid.elastic = false;
+      rigid.min_devices = 2;
+      Place(cluster, rigid, node, 2, 0.0);
+      jobs.push_back(rigid);
+    };
+    rigid_on(1);                      // node 1 is half held either way
+    if (free_node != 0) rigid_on(0);  // the other half of node 0
+    if (free_node != 1) rigid_on(1);  // the other half of node 1
+    PolicyOptions options;
+    options.elastic_compact_growth = floor;
+    const Decision* d = Find(ElasticPolicy(options).Decide(cluster, jobs, 10000), "g");
+    return d ? d->allocation : jobs[0].allocation;
+  };
+  EXPECT_EQ(grown(true, 1), (Allocation{{0, 2}}));
+  EXPECT_EQ(grown(false, 1), (Allocation{{0, 2}, {1, 2}}));
+  EXPECT_EQ(grown(true, 0), (Allocation{{0, 4}}));
+}
+
 TEST(Elastic, GrowthNeverUsesDevicesTheRigidHeadNeeds) {
   ClusterState cluster;
   AddNodes(cluster, 1, 8, "gpu", 1.0);
