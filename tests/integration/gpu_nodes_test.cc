@@ -26,6 +26,17 @@ class GpuNodes : public ElasticdClusterSuite {
     StartWithElasticd(options);
   }
 
+  // Polls squeue until `job` is running (up to `timeout_s`, scaled).
+  static bool WaitForRunning(const std::string& job, int timeout_s) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(timeout_s));
+    do {
+      if (cluster().Run("squeue -h -t R -j " + job + " -o %i").output == job + "\n") return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    } while (std::chrono::steady_clock::now() < deadline);
+    return false;
+  }
+
   // Polls `elasticd status` until it contains `text` (up to `timeout_s`, scaled); the last
   // output.
   static std::string WaitForStatus(const std::string& text, int timeout_s) {
@@ -90,8 +101,8 @@ TEST_F(GpuNodes, AJobSharingItsNodeIsHeldAndAGresJobShrinksThenGrowsByRequeue) {
   const std::string waiting = Submit("-N 1 --gres=gpu:2 --wrap 'sleep 600'");
   EXPECT_FALSE(WaitForNodes(whole, 1, "1-2", 180).empty()) << AdminComment(whole) << "\n"
                                                            << Log() << JobOutput(whole_out);
-  const std::string running = cluster().Run("squeue -h -t R -j " + waiting + " -o %i").output;
-  EXPECT_NE(running.find(waiting), std::string::npos) << Log();
+  // Slurm starts it at its next scheduling pass after the shrink (under CI's load, seconds later).
+  EXPECT_TRUE(WaitForRunning(waiting, 60)) << Log();
   // Once the waiting job is gone its node is idle again: the 2-GPU job grows back by a requeue.
   cluster().Run("scancel " + waiting);
   EXPECT_FALSE(WaitForNodes(whole, 2, "1-2", 240).empty()) << AdminComment(whole) << "\n"
