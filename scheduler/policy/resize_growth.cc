@@ -35,21 +35,26 @@ std::string ResizeGrowth::RequeueGapReason(const Candidate& c, int idle) const {
     return "holds its GPUs as gres, so it grows only by a requeue, and it was submitted with "
            "--no-requeue";
   }
-  const int freed = idle + static_cast<int>(c.nodes.size());
-  for (const SlurmJob& job : cycle_.view.jobs) {
-    if (!WaitsForNodes(job) || job.partition != c.slurm->partition) continue;
-    if (std::max(job.min_nodes, 1) > freed) continue;
-    return "holds its GPUs as gres, so it grows by a requeue, and waiting job " +
-           std::to_string(job.job_id) + " could take its nodes meanwhile";
-  }
-  return "";
+  auto it = smallest_waiting_.find(c.slurm->partition);
+  if (it == smallest_waiting_.end()) return "";
+  if (std::max(it->second->min_nodes, 1) > idle + static_cast<int>(c.nodes.size())) return "";
+  return "holds its GPUs as gres, so it grows by a requeue, and waiting job " +
+         std::to_string(it->second->job_id) + " could take its nodes meanwhile";
 }
 
 ResizeGrowth::ResizeGrowth(ResizeCycle& cycle, const Policy* policy)
     : cycle_(cycle),
       policy_(policy),
       granted_(static_cast<std::size_t>(cycle.nodes.size())),
-      policed_(cycle.candidates.size()) {}
+      policed_(cycle.candidates.size()) {
+  for (const SlurmJob& job : cycle.view.jobs) {
+    if (!WaitsForNodes(job)) continue;
+    const SlurmJob*& smallest = smallest_waiting_[job.partition];
+    if (!smallest || std::max(job.min_nodes, 1) < std::max(smallest->min_nodes, 1)) {
+      smallest = &job;
+    }
+  }
+}
 
 void ResizeGrowth::Run() {
   for (auto& [partition, pool] : cycle_.pools) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,9 @@
 
 namespace elastic::policy {
 
-// Whether growing `job` (on nodes of `size`) takes a requeue instead of an expansion job: it
-// holds GPUs as gres (an --exclusive job on gres nodes does too), and Slurm 22.05 refuses to
-// merge an expansion into a job with allocated GRES ("JobId=J has allocated GRES").
+// Whether growing `job` takes a requeue instead of an expansion job: it holds GPUs as gres (an
+// --exclusive job on gres nodes does too), and Slurm 22.05 refuses to merge an expansion into a
+// job with allocated GRES ("JobId=J has allocated GRES").
 bool GrowsViaRequeue(const SlurmJob& job);
 
 class ResizeGrowth {
@@ -59,6 +60,8 @@ class ResizeGrowth {
   const Policy* policy_;
   std::vector<bool> granted_;        // by node index: grown into this cycle (policy path)
   std::vector<bool> policed_;        // by candidate: the policy has seen it this cycle
+  // By partition: the waiting job that needs the fewest nodes (RequeueGapReason), found once.
+  std::map<std::string, const SlurmJob*> smallest_waiting_;
 };
 
 }  // namespace elastic::policy

@@ -152,8 +152,11 @@ class Engine {
   void BySlope();
   void Consolidate();
   bool StartAtFloor(size_t i, bool below_minimum, const char* why);
+  // `min_gain`: a running job's growth is placed only if the placement adds at least this much
+  // speed per device (BySlope's floor; 0: any placement).
   bool Acquire(size_t i, const TypeInfo& type, int devices, double slope, bool below_minimum,
-               const char* why);
+               const char* why, double min_gain = 0.0);
+  void NoteVictims(size_t i, const std::vector<Undo>& undo);
   struct Growth {  // phase 2 heap entry: job wants `devices` more of `type` at `slope`
     double slope = 0.0;
     int devices = 0;
@@ -281,9 +284,6 @@ class Engine {
   // Jobs SetFit or Rollback changed, each with its device count before the first change (BySlope
   // re-ranks the jobs whose size a grant changed).
   std::vector<std::pair<size_t, int>> resized_;
-  // Acquire places a running job's growth in BySlope only if the placement gains at least this
-  // much speed per device added (0: no floor).
-  double growth_gain_floor_ = 0.0;
   std::map<std::string, int> quota_left_;
   std::optional<HeadReservation> head_;  // elastic: the rigid head's reservation
   size_t head_job_ = 0;

@@ -229,11 +229,10 @@ void Engine::BySlope() {
     Work& w = work_[best.job];
     if (best.version != w.version) continue;
     resized_.clear();
-    growth_gain_floor_ = w.running() ? engine_.growth_placement_floor * best.gain : 0.0;
     bool ok = w.running() ? Acquire(best.job, types_[best.type], best.devices, best.slope,
-                                    false, "grow by slope")
+                                    false, "grow by slope",
+                                    engine_.growth_placement_floor * best.gain)
                           : StartAtFloor(best.job, false, "start by slope");
-    growth_gain_floor_ = 0.0;
     if (!ok) continue;  // nothing to take at this slope: the job is done for this round
     std::sort(resized_.begin(), resized_.end());  // re-ranked in index order, as jobs are
     for (const auto& [k, before] : resized_) {
@@ -297,10 +296,10 @@ std::optional<Engine::Growth> Engine::BestGrowth(size_t i) const {
   double speed = CompactSpeed(w, type, count);
   std::optional<Growth> best;
   for (int d = 1; count + d <= std::min(w.s.max_devices, type.total); d *= 2) {
-    double slope = Rank(w, (CompactSpeed(w, type, count + d) - speed) / d);
+    const double gain = (CompactSpeed(w, type, count + d) - speed) / d;
+    const double slope = Rank(w, gain);
     if (slope > kEpsilon && (!best || slope >= best->slope)) {
-      best = Growth{slope, d, i, w.version, TypeIndex(type.name),
-                    (CompactSpeed(w, type, count + d) - speed) / d};
+      best = Growth{slope, d, i, w.version, TypeIndex(type.name), gain};
     }
   }
   if (engine_.hetero) AddOtherTypes(w, i, best);
@@ -329,9 +328,10 @@ void Engine::AddOtherTypes(const Work& w, size_t i, std::optional<Growth>& best)
       if (w.work / speed - w.work / std::max(faster, 1e-12) <= 2 * options_.resize_cost_s) {
         continue;
       }
-      double slope = Rank(w, (faster - speed) / d);
+      const double gain = (faster - speed) / d;
+      const double slope = Rank(w, gain);
       if (slope > kEpsilon && (!best || slope > best->slope)) {
-        best = Growth{slope, d, i, w.version, t, (faster - speed) / d};
+        best = Growth{slope, d, i, w.version, t, gain};
       }
     }
   }

@@ -285,29 +285,9 @@ std::optional<Fit> Engine::PlaceReclaimingCpus(size_t i, const TypeInfo& type, i
   return best;
 }
 
-// ScheduleJob (lines 9-35) for `devices` more devices of `type`: reclaimed as ReclaimDevices
-// says, then placed (taking CPUs as PlaceReclaimingCpus says). All or nothing.
-bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, bool below_minimum,
-                     const char* why) {
-  std::vector<Undo> undo;
-  Reclaimed tally;
-  ReclaimDevices(i, type, devices, slope, below_minimum, undo, tally);
-  Work& w = work_[i];
-  std::optional<Fit> next;
-  if (free_[type.name] >= devices) {
-    next = PlaceReclaimingCpus(i, type, devices, slope, below_minimum, undo, tally);
-  }
-  // A growth ranked by the compact placement's gain that lands spread over nodes gains less; it
-  // waits (EngineOptions::growth_placement_floor).
-  if (next && growth_gain_floor_ > 0.0 && w.running() &&
-      (next->speed - Speed(w, w.s.allocation)) / devices < growth_gain_floor_) {
-    next.reset();
-  }
-  if (!next || !SetFit(i, *next, undo)) {
-    Rollback(undo);
-    return false;
-  }
-  std::vector<size_t> noted;  // one note per victim however many steps it gave
+// A note on each job a grant to job i took from (one per job however many steps it gave).
+void Engine::NoteVictims(size_t i, const std::vector<Undo>& undo) {
+  std::vector<size_t> noted;
   for (const Undo& step : undo) {
     if (step.job == i || !Notes(step.job) ||
         std::find(noted.begin(), noted.end(), step.job) != noted.end()) {
@@ -319,8 +299,33 @@ bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, 
                        : DeviceCount(victim.s.allocation) < DeviceCount(step.allocation)
                            ? "shrunk for "
                            : "CPUs shrunk for ";
-    Note(step.job, what + w.s.id);
+    Note(step.job, what + work_[i].s.id);
   }
+}
+
+// ScheduleJob (lines 9-35) for `devices` more devices of `type`: reclaimed as ReclaimDevices
+// says, then placed (taking CPUs as PlaceReclaimingCpus says). All or nothing.
+bool Engine::Acquire(size_t i, const TypeInfo& type, int devices, double slope, bool below_minimum,
+                     const char* why, double min_gain) {
+  std::vector<Undo> undo;
+  Reclaimed tally;
+  ReclaimDevices(i, type, devices, slope, below_minimum, undo, tally);
+  Work& w = work_[i];
+  std::optional<Fit> next;
+  if (free_[type.name] >= devices) {
+    next = PlaceReclaimingCpus(i, type, devices, slope, below_minimum, undo, tally);
+  }
+  // A growth ranked by the compact placement's gain that lands spread over nodes gains less; it
+  // waits (EngineOptions::growth_placement_floor).
+  if (next && min_gain > 0.0 && w.running() &&
+      (next->speed - Speed(w, w.s.allocation)) / devices < min_gain) {
+    next.reset();
+  }
+  if (!next || !SetFit(i, *next, undo)) {
+    Rollback(undo);
+    return false;
+  }
+  NoteVictims(i, undo);
   if (!w.was_running && !w.started) {
     w.started = true;
     w.type = type.name;
