@@ -89,6 +89,17 @@ std::vector<Action> ResizeStateMachine::OnStepExited(int exit_code, bool finishe
   return Fail("step stopped before the end without a resize order");
 }
 
+std::vector<Action> ResizeStateMachine::OnStepStopped(int exit_code) {
+  if (exit_code != 0) {
+    return Fail("the job is being stopped and the step exited " + std::to_string(exit_code) +
+                " (before its checkpoint, or it could not write one)");
+  }
+  state_ = SupervisorState::kFinished;
+  in_flight_.reset();
+  queued_.reset();
+  return {Report("stopped: the step checkpointed")};
+}
+
 std::vector<Action> ResizeStateMachine::OnAllocationResized(bool ok, int nodes) {
   if (state_ != SupervisorState::kResizing) return {};
   const ResizeOrder order = *in_flight_;

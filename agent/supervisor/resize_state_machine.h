@@ -12,6 +12,7 @@
 //   is dropped (elasticd sees it failed and may order again)
 //   any other failure, or one past the budget --> kFailed (the last good checkpoint stays
 //   usable; elasticd is told why)
+//   any state --step exited after the job was asked to stop--> kFinished (exit 0) or kFailed
 #pragma once
 
 #include <cstdint>
@@ -58,6 +59,11 @@ class ResizeStateMachine {
   std::vector<Action> OnOrder(const ResizeOrder& order);
   // The training step ended. `finished`: it reached train.steps (exit 0 with no pending order).
   std::vector<Action> OnStepExited(int exit_code, bool finished);
+  // The step ended after Slurm asked the job to stop (scancel, a requeue or preemption, the time
+  // limit; the supervisor forwarded the stop to the step): nothing is relaunched or resized. Exit
+  // 0 (it checkpointed) ends in kFinished, anything else in kFailed; either way the job is over
+  // for this run of its batch script, and a requeued job resumes from its newest checkpoint.
+  std::vector<Action> OnStepStopped(int exit_code);
   // The allocation now has `nodes` nodes (0 or a wrong count: the resize failed).
   std::vector<Action> OnAllocationResized(bool ok, int nodes);
 

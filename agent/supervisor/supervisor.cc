@@ -190,9 +190,9 @@ class Supervisor {
   }
 
   void OnStepEnded(int code) {
-    if (forwarded_stop_) {  // the job is being cancelled: the step checkpointed; we are done
+    if (forwarded_stop_) {  // the job is being stopped: never relaunch, whatever the exit
       exit_status_ = code;
-      Execute(machine_->OnStepExited(code, code == 0));
+      Execute(machine_->OnStepStopped(code));
       return;
     }
     const bool resizing = machine_->state() == SupervisorState::kCheckpointing;

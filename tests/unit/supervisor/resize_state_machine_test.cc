@@ -188,6 +188,25 @@ TEST(ResizeStateMachine, ANodeLostUnderNoKillRelaunchesOnWhatIsLeft) {
   EXPECT_TRUE(m.OnAllocationResized(true, 3)[0].credential_grace);
 }
 
+// Slurm stops the job (a requeue, say) while restarts are left: a step killed before its
+// checkpoint is not relaunched, nor is a resize carried on; a step that checkpointed ends cleanly.
+TEST(ResizeStateMachine, AStepEndedByTheJobsStopIsNeverRelaunched) {
+  for (bool mid_resize : {false, true}) {
+    ResizeStateMachine m(2, /*max_restarts=*/2);
+    m.Start();
+    if (mid_resize) m.OnOrder(Order(2, 1));
+    auto actions = m.OnStepStopped(143);
+    ASSERT_EQ(Kinds(actions), (std::vector<K>{K::kReport})) << mid_resize;
+    EXPECT_EQ(m.state(), S::kFailed) << mid_resize;
+    EXPECT_EQ(m.restarts(), 0) << mid_resize;
+    ResizeStateMachine clean(2, 2);
+    clean.Start();
+    if (mid_resize) clean.OnOrder(Order(2, 1));
+    EXPECT_EQ(Kinds(clean.OnStepStopped(0)), (std::vector<K>{K::kReport})) << mid_resize;
+    EXPECT_EQ(clean.state(), S::kFinished) << mid_resize;
+  }
+}
+
 TEST(ResizeStateMachine, FinishedTrainingEndsTheJob) {
   ResizeStateMachine m(2);
   m.Start();
