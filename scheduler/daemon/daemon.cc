@@ -223,10 +223,12 @@ void ApplyPreemptions(const std::vector<policy::Preemption>& preemptions) {
   }
 }
 
-// Grows by requeue (daemon_cycle.h): requeue the jobs to grow (their agents checkpoint on Slurm's
-// SIGTERM), and start the ones requeued earlier on their new node count.
+// Grows by requeue (regrow.h): requeue the jobs to grow (their agents checkpoint on Slurm's
+// SIGTERM), start the ones requeued earlier on their new node count, and give requeued elastic
+// jobs their own node range back.
 void ApplyRegrows(const std::vector<std::uint32_t>& requeues,
-                  const std::vector<std::pair<std::uint32_t, int>>& starts) {
+                  const std::vector<std::pair<std::uint32_t, int>>& starts,
+                  const std::vector<RangeRestore>& restores) {
   for (std::uint32_t job_id : requeues) {
     std::string error = slurm::RequeueJob(job_id);
     Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
@@ -237,6 +239,15 @@ void ApplyRegrows(const std::vector<std::uint32_t>& requeues,
     const std::string what =
         error.empty() ? " starts again on " + std::to_string(nodes) + " nodes" : ": " + error;
     Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn, "job " + std::to_string(job_id) + what);
+  }
+  for (const RangeRestore& restore : restores) {
+    std::string error = slurm::RestoreNodeRange(restore.job_id, restore.min_nodes,
+                                                restore.max_nodes);
+    const std::string range =
+        std::to_string(restore.min_nodes) + "-" + std::to_string(restore.max_nodes);
+    Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
+        "job " + std::to_string(restore.job_id) +
+            (error.empty() ? " may start on " + range + " nodes again" : ": " + error));
   }
 }
 
@@ -295,10 +306,11 @@ void StartCycle(const DaemonConfig& config, DaemonState& state, SlurmWorker& wor
          give_ways = std::move(result.background_give_way),
          preemptions = std::move(result.preemptions),
          regrow_requeues = std::move(result.regrow_requeues),
-         regrow_starts = std::move(result.regrow_starts)] {
+         regrow_starts = std::move(result.regrow_starts),
+         range_restores = std::move(result.range_restores)] {
           try {
             ApplyPreemptions(preemptions);
-            ApplyRegrows(regrow_requeues, regrow_starts);
+            ApplyRegrows(regrow_requeues, regrow_starts, range_restores);
             ApplyBackgroundPlan(config, bg_nodes, give_ways);
           } catch (const std::exception& e) {
             Log(LogLevel::kWarn, std::string("background placement: ") + e.what());

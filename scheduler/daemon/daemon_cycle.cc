@@ -7,6 +7,7 @@
 #include "scheduler/daemon/admin_comment.h"
 #include "scheduler/daemon/background_cycle.h"
 #include "scheduler/daemon/order_builder.h"
+#include "scheduler/daemon/regrow.h"
 #include "scheduler/policy/policy.h"
 #include "scheduler/policy/sla_quota.h"
 
@@ -114,59 +115,6 @@ void RecordHeldBack(DaemonState& state, const policy::HeldBack& held, std::int64
   state.Record(now, held.job_id, "held", held.reason);
 }
 
-// Jobs requeued to grow that Slurm shows pending, kRequeueSettleS after their requeue: started
-// on their new node count. One gone from Slurm, or not pending within kRegrowTimeoutS, is given
-// up (it starts by itself after Slurm's requeue delay, on its own bounds).
-void StartRegrownJobs(DaemonState& state,
-                      const std::map<std::uint32_t, const policy::SlurmJob*>& slurm,
-                      std::int64_t now, CycleResult& result) {
-  for (auto it = state.regrows.begin(); it != state.regrows.end();) {
-    const auto job = slurm.find(it->first);
-    const bool pending =
-        job != slurm.end() && job->second->state == policy::SlurmJobState::kPending;
-    const std::int64_t age = now - it->second.requeued_unix;
-    if (pending && age >= kRequeueSettleS) {
-      result.regrow_starts.emplace_back(it->first, it->second.nodes);
-      state.Record(now, it->first, "regrow",
-                   "requeued " + std::to_string(age) + " s ago: starts now on " +
-                       std::to_string(it->second.nodes) + " nodes");
-    } else if (job == slurm.end() || age > kRegrowTimeoutS) {
-      state.Record(now, it->first, "failed",
-                   "grow by requeue given up: the job was not pending within " +
-                       std::to_string(kRegrowTimeoutS) + " s");
-    } else {
-      ++it;
-      continue;
-    }
-    it = state.regrows.erase(it);
-  }
-}
-
-// The decision's view with each requeued-to-grow job shown waiting for its new node count, so
-// that no other job grows into the nodes it gave back (its reason is BeginTime until it starts).
-policy::SlurmView WithRegrowsWaiting(policy::SlurmView view,
-                                     const std::map<std::uint32_t, Regrow>& regrows) {
-  for (policy::SlurmJob& job : view.jobs) {
-    auto it = regrows.find(job.job_id);
-    if (it == regrows.end() || job.state != policy::SlurmJobState::kPending) continue;
-    job.reason = "Resources";
-    job.min_nodes = it->second.nodes;
-  }
-  return view;
-}
-
-// A grow of a job holding GPUs as gres: requeued now, started again on the new node count by a
-// later cycle (StartRegrownJobs). Its record leaves the registry once Slurm shows it pending.
-void RequeueToGrow(DaemonState& state, const policy::ResizeProposal& order, std::int64_t now,
-                   CycleResult& result) {
-  state.regrows[order.job_id] = {order.to_nodes, now};
-  result.regrow_requeues.push_back(order.job_id);
-  state.Record(
-      now, order.job_id, "grow",
-      std::to_string(order.from_nodes) + " -> " + std::to_string(order.to_nodes) +
-          " nodes by requeue (it holds GPUs as gres, which Slurm does not merge): " + order.reason);
-}
-
 // The decision carried out: orders to supervisors, grows by requeue, held-back grows and
 // preemptions recorded; the requeues go to the daemon in `result`.
 void Carry(DaemonState& state, policy::ResizeDecision decision, std::int64_t now,
@@ -194,6 +142,7 @@ CycleResult RunCycle(DaemonState& state, const policy::SlurmView& view,
   CycleResult result;
   for (const policy::SlurmJob& job : view.jobs) slurm[job.job_id] = &job;
   Reconcile(state, slurm, options, now);
+  RestoreNodeRanges(state, slurm, now, result);
   StartRegrownJobs(state, slurm, now, result);
   state.last_view = view;
   Result<std::unique_ptr<policy::Policy>> configured;

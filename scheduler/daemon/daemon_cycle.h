@@ -33,6 +33,14 @@ struct CycleOptions {
   policy::BackgroundOptions background;
 };
 
+// A pending job's Slurm record given back the node range job_submit.lua recorded (regrow.h).
+struct RangeRestore {
+  std::uint32_t job_id = 0;
+  int min_nodes = 0;
+  int max_nodes = 0;
+  bool operator==(const RangeRestore&) const = default;
+};
+
 struct CycleResult {
   std::vector<std::pair<std::uint32_t, std::string>> admin_comments;  // job id, new text
   // Background placement: the background partition's new Nodes= (only when it changes) and the
@@ -45,6 +53,7 @@ struct CycleResult {
   // requeued earlier that Slurm shows pending, to start at once on this many nodes.
   std::vector<std::uint32_t> regrow_requeues;
   std::vector<std::pair<std::uint32_t, int>> regrow_starts;
+  std::vector<RangeRestore> range_restores;  // jobs so started, pending again (regrow.h)
 };
 
 // Slurm revokes a requeued job's credential on its nodes, and refuses a launch of it in the same

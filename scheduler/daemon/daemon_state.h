@@ -77,6 +77,12 @@ struct DaemonState {
   std::deque<Decision> recent;    // newest last, bounded by kMaxRecentDecisions
   std::optional<policy::SlurmView> last_view;  // the latest cycle's view (not saved)
   std::map<std::uint32_t, Regrow> regrows;     // by job id (not saved)
+  // Jobs StartRegrownJobs started on a node count of elasticd's, until Slurm shows them running
+  // (by job id: when; not saved): RestoreNodeRanges leaves their record alone meanwhile.
+  std::map<std::uint32_t, std::int64_t> regrow_started;
+  // Each job's Slurm restart count whose node range RestoreNodeRanges gave back (once per
+  // requeue; not saved: after a restart elasticd gives a range back at most once more).
+  std::map<std::uint32_t, int> ranges_restored;
   bool dirty = false;  // the registry changed since it was last saved
   std::uint64_t decisions_total = 0;  // decisions ever recorded (the log keeps the newest)
   static constexpr std::size_t kMaxRecentDecisions = 100;

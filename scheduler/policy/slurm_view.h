@@ -59,6 +59,7 @@ struct SlurmJob {
   // a job that holds gres GPUs grows by a requeue (resize_decision.h).
   int gpus = -1;
   bool requeue = true;  // Slurm may requeue it (--requeue, or JobRequeue=1 by default)
+  int restarts = 0;     // times Slurm requeued it (Restarts=)
   // Ended (COMPLETED, FAILED, CANCELLED, ...) and done completing: Slurm still lists it for
   // MinJobAge, but its checkpoint directory may be cleaned up (state is then kOther).
   bool finished = false;

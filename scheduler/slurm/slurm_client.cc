@@ -154,7 +154,8 @@ std::optional<policy::SlurmJob> ReadSlurmJob(std::uint32_t job_id) {
 namespace {
 
 // elasticd's one slurm_update_job call (docs/security.md): `desc` comes initialised by Slurm with
-// the job id and the fields of one of its writes set (SetAdminComment, StartRequeuedJob).
+// the job id and the fields of one of its writes set (SetAdminComment, StartRequeuedJob,
+// RestoreNodeRange).
 std::string UpdateJob(job_desc_msg_t& desc, const std::string& what) {
   try {
     EnsureInitialized();
@@ -186,6 +187,15 @@ std::string StartRequeuedJob(std::uint32_t job_id, int nodes) {
   desc.min_nodes = desc.max_nodes = static_cast<std::uint32_t>(nodes);
   desc.begin_time = std::time(nullptr);
   return UpdateJob(desc, "NumNodes=" + std::to_string(nodes) + " StartTime=now");
+}
+
+std::string RestoreNodeRange(std::uint32_t job_id, int min_nodes, int max_nodes) {
+  job_desc_msg_t desc;
+  slurm_init_job_desc_msg(&desc);
+  desc.job_id = job_id;
+  desc.min_nodes = static_cast<std::uint32_t>(min_nodes);
+  desc.max_nodes = static_cast<std::uint32_t>(max_nodes);
+  return UpdateJob(desc, "NumNodes=" + std::to_string(min_nodes) + "-" + std::to_string(max_nodes));
 }
 
 uid_t SlurmUserId() {

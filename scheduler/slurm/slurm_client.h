@@ -37,6 +37,11 @@ std::string SetAdminComment(std::uint32_t job_id, const std::string& text);
 // "" on success.
 std::string StartRequeuedJob(std::uint32_t job_id, int nodes);
 
+// A pending job that StartRequeuedJob once started (daemon/regrow.h): gives its record back the
+// node range `min_nodes`-`max_nodes` (job_submit.lua's record of its -N) instead of the count
+// StartRequeuedJob set. "" on success.
+std::string RestoreNodeRange(std::uint32_t job_id, int min_nodes, int max_nodes);
+
 // The uid slurmctld runs as (SlurmUser), which elasticd treats as an administrator like root.
 uid_t SlurmUserId();
 

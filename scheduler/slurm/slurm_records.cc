@@ -49,10 +49,13 @@ bool NodeStateAvailable(std::uint32_t node_state, int cpus, int alloc_cpus) {
 }
 
 policy::SlurmJobState JobStateOf(std::uint32_t job_state) {
-  // A running job being resized or finishing its epilog keeps its base state; COMPLETING is
-  // only set on ended jobs (base state COMPLETED, CANCELLED, ...).
+  // A running job being resized or finishing its epilog keeps its base state. COMPLETING is set
+  // on ended jobs (base state COMPLETED, CANCELLED, ...) and on a requeued one whose last run is
+  // still ending (PENDING): that one is not waiting yet, and Slurm rewrites its record (node
+  // count, begin time) once the run has ended.
   switch (job_state & JOB_STATE_BASE) {
     case JOB_PENDING:
+      if ((job_state & JOB_COMPLETING) != 0) return policy::SlurmJobState::kOther;
       return policy::SlurmJobState::kPending;
     case JOB_RUNNING:
       return policy::SlurmJobState::kRunning;
@@ -126,6 +129,7 @@ policy::SlurmJob ToJob(const slurm_job_info_t& job) {
   out.sla_class = daemon::ParseRecordedClass(out.admin_comment).value_or(SlaClass::kBestEffort);
   out.exclusive = job.shared == JOB_SHARED_NONE;
   out.requeue = job.requeue != 0;
+  out.restarts = job.restart_cnt;
   out.min_nodes = static_cast<int>(job.num_nodes);
   out.max_nodes = job.max_nodes == NO_VAL ? 0 : static_cast<int>(job.max_nodes);
   if (out.state == policy::SlurmJobState::kRunning) {

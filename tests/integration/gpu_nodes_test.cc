@@ -2,10 +2,11 @@
 // allocations and the real agent: a job sharing its node's GPUs is never grown, and elasticd says
 // why; a job holding its nodes' GPUs as gres shrinks for a waiting job and grows again by a
 // requeue (Slurm 22.05 does not merge an expansion into a job with allocated GRES), resuming
-// from its checkpoint (docs/gpu.md).
+// from its checkpoint, and requeued later it may start on its own node range again (docs/gpu.md).
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <regex>
 #include <thread>
 
@@ -28,27 +29,34 @@ class GpuNodes : public ElasticdClusterSuite {
 
   // Polls squeue until `job` is running (up to `timeout_s`, scaled).
   static bool WaitForRunning(const std::string& job, int timeout_s) {
+    return WaitUntil(
+        [&] { return cluster().Run("squeue -h -t R -j " + job + " -o %i").output == job + "\n"; },
+        timeout_s);
+  }
+
+  // Polls `done` until it holds (up to `timeout_s`, scaled); whether it did.
+  static bool WaitUntil(const std::function<bool()>& done, int timeout_s) {
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(timeout_s));
     do {
-      if (cluster().Run("squeue -h -t R -j " + job + " -o %i").output == job + "\n") return true;
+      if (done()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     } while (std::chrono::steady_clock::now() < deadline);
     return false;
   }
-
-  // Polls `elasticd status` until it contains `text` (up to `timeout_s`, scaled); the last
-  // output.
+  // Polls `read` until its output contains `text` (up to `timeout_s`, scaled); the last output.
+  static std::string WaitForText(const std::function<std::string()>& read, const std::string& text,
+                                 int timeout_s) {
+    std::string output;
+    WaitUntil([&] { return (output = read()).find(text) != std::string::npos; }, timeout_s);
+    return output;
+  }
   static std::string WaitForStatus(const std::string& text, int timeout_s) {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(ScaledSeconds(timeout_s));
-    std::string status;
-    do {
-      status = cluster().Run(ElasticdCli() + " status").output;
-      if (status.find(text) != std::string::npos) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    } while (std::chrono::steady_clock::now() < deadline);
-    return status;
+    return WaitForText([] { return cluster().Run(ElasticdCli() + " status").output; }, text,
+                       timeout_s);
+  }
+  static std::string WaitForLog(const std::string& text, int timeout_s) {
+    return WaitForText([] { return Log(); }, text, timeout_s);
   }
 };
 
@@ -71,8 +79,8 @@ std::string JobOutput(const std::string& path) {
 // it and says why. A 2-GPU job then starts on n2 and n3; it shrinks to one node for a waiting
 // 2-GPU job, which then runs, and when that job has gone it grows back to two nodes by a
 // requeue: Slurm restarts it at once on both, and its agents resume from the checkpoint they
-// wrote on SIGTERM. Its two ranks per node share the one CPU per node Slurm gave it. No order
-// ever fails.
+// wrote on SIGTERM. Requeued once more, it gets its own node range back and runs on one node.
+// Its two ranks per node share the one CPU per node Slurm gave it. No order ever fails.
 TEST_F(GpuNodes, AJobSharingItsNodeIsHeldAndAGresJobShrinksThenGrowsByRequeue) {
   TempDir dir;
   const std::string hold =
@@ -113,7 +121,31 @@ TEST_F(GpuNodes, AJobSharingItsNodeIsHeldAndAGresJobShrinksThenGrowsByRequeue) {
   EXPECT_NE(cluster().Run("scontrol show job " + whole).output.find("Restarts=1"),
             std::string::npos);
   EXPECT_NE(AdminComment(shared).find("nodes=1/1-3"), std::string::npos) << AdminComment(shared);
-  cluster().Run("scancel " + whole + " " + shared);
+  // Requeued again (as a preemption would), it is not held to the 2 nodes of its regrow: elasticd
+  // gives its record back its own 1-2, and it runs on the one node a rigid job leaves. The test
+  // skips Slurm's own requeue delay (120 s) by hand once the range is back.
+  // Once the regrown run trains (the agent's third first step: before the shrink, after it, and
+  // after the regrow), it is requeued.
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        const std::string text = JobOutput(whole_out);
+        std::size_t begun = 0;
+        const std::string line = "elastic-agent: first step done";
+        for (auto at = text.find(line); at != std::string::npos; at = text.find(line, at + 1)) {
+          ++begun;
+        }
+        return begun >= 3;
+      },
+      120))
+      << JobOutput(whole_out);
+  cluster().Run("scontrol requeue " + whole);
+  const std::string rigid = Submit("-N 1 --gres=gpu:2 --wrap 'sleep 600'");
+  const std::string restored = "job " + whole + " may start on 1-2 nodes again";
+  EXPECT_NE(WaitForLog(restored, 90).find(restored), std::string::npos) << Log();
+  cluster().Run("scontrol update JobId=" + whole + " StartTime=now");
+  EXPECT_FALSE(WaitForNodes(whole, 1, "1-2", 120).empty())
+      << cluster().Run("scontrol show job " + whole).output << Log() << JobOutput(whole_out);
+  cluster().Run("scancel " + whole + " " + shared + " " + rigid);
   EXPECT_EQ(log.find("not carried out"), std::string::npos) << log;
   const std::string text = JobOutput(whole_out);
   EXPECT_NE(text.find("2 rank(s) per node on 1 CPU(s) per node: srun --overcommit"),

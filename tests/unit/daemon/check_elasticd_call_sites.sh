@@ -2,8 +2,9 @@
 # Where elasticd forks and writes to Slurm (docs/security.md U10), from the built binary and its
 # debug line table: its one `fork` call is DetachAfterStartup's (daemonising) and there is no
 # vfork/clone/daemon; its one `slurm_update_job` call is UpdateJob's, called only by
-# SetAdminComment (whose descriptor sets nothing but job_id and admin_comment) and
-# StartRequeuedJob (job_id, min_nodes, max_nodes and begin_time); its one `slurm_update_partition`
+# SetAdminComment (whose descriptor sets nothing but job_id and admin_comment),
+# StartRequeuedJob (job_id, min_nodes, max_nodes and begin_time) and RestoreNodeRange (job_id,
+# min_nodes and max_nodes); its one `slurm_update_partition`
 # call is SetPartitionNodes' (name and nodes only) and its one `slurm_requeue` call RequeueJob's
 # (background placement, preemption and grows by requeue, scheduler/slurm/background_calls.cc).
 # Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
@@ -50,11 +51,14 @@ fields=$(desc_fields '^std::string StartRequeuedJob')
 [[ $fields == "desc.begin_time desc.job_id desc.max_nodes desc.min_nodes " ]] ||
   fail "StartRequeuedJob sets: $fields"
 echo "StartRequeuedJob's descriptor sets only: $fields"
+fields=$(desc_fields '^std::string RestoreNodeRange')
+[[ $fields == "desc.job_id desc.max_nodes desc.min_nodes " ]] || fail "RestoreNodeRange sets: $fields"
+echo "RestoreNodeRange's descriptor sets only: $fields"
 fields=$(desc_fields '^std::string UpdateJob')
 [[ $fields == "desc.job_id " ]] || fail "UpdateJob touches: $fields"
 callers=$(grep -c '[^a-zA-Z_]UpdateJob(desc' "$src/scheduler/slurm/slurm_client.cc")
-[[ $callers -eq 2 ]] || fail "UpdateJob is called $callers times, expected 2"
-[[ $(grep -c 'slurm_init_job_desc_msg(&desc)' "$src/scheduler/slurm/slurm_client.cc") -eq 2 ]] ||
+[[ $callers -eq 3 ]] || fail "UpdateJob is called $callers times, expected 3"
+[[ $(grep -c 'slurm_init_job_desc_msg(&desc)' "$src/scheduler/slurm/slurm_client.cc") -eq 3 ]] ||
   fail "a descriptor is not initialised with slurm_init_job_desc_msg"
 check_calls slurm_update_partition scheduler/slurm/background_calls.cc '^std::string SetPartitionNodes'
 check_calls slurm_requeue scheduler/slurm/background_calls.cc '^std::string RequeueJob'

@@ -10,68 +10,10 @@
 
 #include "scheduler/daemon/order_builder.h"
 #include "scheduler/daemon/request_handler.h"
+#include "tests/unit/daemon/cycle_fixture.h"
 
 namespace elastic::daemon {
 namespace {
-
-constexpr uid_t kOwner = 1001;
-
-// Slurm's view at `now`: nodes n1..n4 of partition main (`devices` GPUs each, 1 = CPU nodes),
-// job 11 of kOwner running on `nodes` with the job_submit.lua record for bounds 1-4.
-policy::SlurmView View(std::int64_t now, std::vector<std::string> nodes, int devices = 1) {
-  policy::SlurmView view;
-  view.now = now;
-  for (const char* name : {"n1", "n2", "n3", "n4"}) {
-    policy::SlurmNode node;
-    node.name = name;
-    node.partitions = {"main"};
-    node.cpus = 8;
-    node.devices = devices;
-    node.alloc_cpus = std::find(nodes.begin(), nodes.end(), name) != nodes.end() ? 8 : 0;
-    node.available = true;
-    view.nodes.push_back(node);
-  }
-  policy::SlurmJob job;
-  job.job_id = 11;
-  job.uid = kOwner;
-  job.state = policy::SlurmJobState::kRunning;
-  job.nodes = std::move(nodes);
-  job.batch_host = "n1";
-  job.partition = "main";
-  job.min_nodes = static_cast<int>(job.nodes.size());
-  job.admin_comment = "elastic:nodes=0/1-4";
-  view.jobs.push_back(job);
-  return view;
-}
-
-// Job `id` pending in partition main for `min_nodes` nodes, waiting for `reason`.
-policy::SlurmJob PendingJob(std::uint32_t id, int min_nodes, const std::string& reason) {
-  policy::SlurmJob job;
-  job.job_id = id;
-  job.state = policy::SlurmJobState::kPending;
-  job.reason = reason;
-  job.partition = "main";
-  job.min_nodes = min_nodes;
-  return job;
-}
-
-nlohmann::json Call(DaemonState& state, std::int64_t now, const nlohmann::json& request,
-                    const policy::SlurmView& view, uid_t uid = kOwner) {
-  Authenticated who;
-  who.uid = uid;
-  who.gid = uid;
-  who.payload = request.dump();
-  return nlohmann::json::parse(HandleRequest(who, state, now, [&view](std::uint32_t id) {
-    return id == view.jobs[0].job_id ? std::optional(view.jobs[0]) : std::nullopt;
-  }));
-}
-
-// Observe-only cycles: the resize decision's own choices are not what these tests are about.
-CycleOptions Observe() {
-  CycleOptions options;
-  options.resize = false;
-  return options;
-}
 
 // Job 11 registered on n1, n2 and an admin's shrink order to 1 node issued at t=1000.
 DaemonState RegisteredWithAShrinkOrder() {
@@ -305,78 +247,6 @@ TEST(DaemonCycle, AGuaranteedJobsClassComesFromTheRecordAndItsQuotaReachesAdminC
   result = RunCycle(state, view, options);
   ASSERT_EQ(result.admin_comments.size(), 1u);
   EXPECT_NE(result.admin_comments[0].second.find(",quota=over"), std::string::npos);
-}
-
-}  // namespace
-}  // namespace elastic::daemon
-
-namespace elastic::daemon {
-namespace {
-
-// Job 11 holds 2-GPU node n1 as gres and the other three nodes are idle: the cycle grows it by a
-// requeue (no order to its supervisor), keeps it out of further decisions while Slurm still shows
-// it running, shows it waiting for 4 nodes so nobody grows into them, and once Slurm shows it
-// pending starts it on 4 nodes — not in the second after the requeue (Slurm refuses a launch on a
-// revoked credential). A regrow whose job is never seen pending is given up after
-// kRegrowTimeoutS.
-TEST(DaemonCycle, AJobHoldingGresGrowsByRequeueThenStartsOnItsNewNodeCount) {
-  DaemonState state;
-  policy::SlurmView view = View(10'000, {"n1"}, 2);
-  view.jobs[0].start_time = 10'000 - 3'600;
-  view.jobs[0].gpus = 2;
-  view.jobs[0].exclusive = true;
-  ASSERT_TRUE(Call(state, 10'000, {{"op", "register"}, {"job_id", 11}, {"ests", 8}}, view)["ok"]);
-  CycleOptions options;
-  options.policy = "elastic";
-  CycleResult result = RunCycle(state, view, options);
-  EXPECT_EQ(result.regrow_requeues, (std::vector<std::uint32_t>{11}));
-  EXPECT_FALSE(state.jobs[0].order.has_value());
-  ASSERT_EQ(state.regrows.count(11), 1u);
-  EXPECT_EQ(state.regrows[11].nodes, 4);
-  EXPECT_EQ(state.recent.back().action, "grow");
-  view.now = 10'001;  // the requeue not yet seen: no second one
-  result = RunCycle(state, view, options);
-  EXPECT_TRUE(result.regrow_requeues.empty());
-  EXPECT_TRUE(result.regrow_starts.empty());
-
-  view.jobs[0].state = policy::SlurmJobState::kPending;
-  view.jobs[0].nodes.clear();
-  view.jobs[0].reason = "BeginTime";
-  view.now = 10'001;
-  EXPECT_TRUE(RunCycle(state, view, options).regrow_starts.empty());
-  view.now = 10'000 + kRequeueSettleS;
-  result = RunCycle(state, view, options);
-  EXPECT_EQ(result.regrow_starts, (std::vector<std::pair<std::uint32_t, int>>{{11, 4}}));
-  EXPECT_TRUE(state.regrows.empty());
-  EXPECT_EQ(state.recent.back().action, "regrow");
-
-  state.regrows[11] = {4, 20'000};
-  view.jobs[0].state = policy::SlurmJobState::kRunning;  // never seen pending
-  view.now = 20'000 + kRegrowTimeoutS + 1;
-  EXPECT_TRUE(RunCycle(state, view, Observe()).regrow_starts.empty());
-  EXPECT_TRUE(state.regrows.empty());
-  EXPECT_EQ(state.recent.back().action, "failed");
-}
-
-// While job 11 waits to start again on 3 nodes, job 13 (elastic, on n4) is not grown into the
-// nodes job 11 gave back: the decision sees job 11 waiting for them.
-TEST(DaemonCycle, NoJobGrowsIntoTheNodesARegrowingJobGaveBack) {
-  DaemonState state;
-  policy::SlurmView view = View(10'000, {"n4"}, 2);
-  view.jobs[0].job_id = 13;
-  view.jobs[0].batch_host = "n4";
-  view.jobs[0].start_time = 10'000 - 3'600;
-  ASSERT_TRUE(Call(state, 10'000, {{"op", "register"}, {"job_id", 13}, {"ests", 8}}, view)["ok"]);
-  view.jobs.insert(view.jobs.begin(), PendingJob(11, 1, "BeginTime"));
-  CycleOptions options;
-  options.policy = "elastic";
-  for (bool regrowing : {false, true}) {
-    DaemonState s = state;
-    if (regrowing) s.regrows[11] = {3, 9'999};
-    RunCycle(s, view, options);
-    ASSERT_EQ(s.jobs.size(), 1u);
-    EXPECT_EQ(s.jobs[0].order.has_value(), !regrowing) << regrowing;
-  }
 }
 
 }  // namespace

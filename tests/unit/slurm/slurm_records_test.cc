@@ -50,6 +50,8 @@ TEST(JobState, BaseStateAndFinished) {
   EXPECT_EQ(JobStateOf(JOB_RUNNING | JOB_RESIZING), SlurmJobState::kRunning);
   EXPECT_EQ(JobStateOf(JOB_SUSPENDED), SlurmJobState::kOther);
   EXPECT_EQ(JobStateOf(JOB_COMPLETE), SlurmJobState::kOther);
+  // Requeued, its last run still ending: not waiting yet (Slurm rewrites its record after).
+  EXPECT_EQ(JobStateOf(JOB_PENDING | JOB_COMPLETING), SlurmJobState::kOther);
 
   EXPECT_FALSE(JobFinished(JOB_PENDING));
   EXPECT_FALSE(JobFinished(JOB_RUNNING | JOB_RESIZING));
@@ -210,6 +212,8 @@ TEST(ToJob, RequeueFromTheJobsOption) {
   EXPECT_FALSE(ToJob(job).requeue);
   job.requeue = 1;
   EXPECT_TRUE(ToJob(job).requeue);
+  job.restart_cnt = 2;
+  EXPECT_EQ(ToJob(job).restarts, 2);
 }
 
 TEST(ToJob, PendingJobWithBackfillPlan) {
