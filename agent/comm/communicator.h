@@ -27,8 +27,16 @@ class Communicator {
   // Every rank contributes `mine` (its length may differ per rank); every rank receives the
   // concatenation in rank order. `counts` receives each rank's length. Exact: bytes are moved,
   // never combined, so the caller decides the (canonical) order of any arithmetic.
-  virtual std::vector<float> AllGather(std::span<const float> mine,
-                                       std::vector<std::int64_t>& counts) = 0;
+  std::vector<float> AllGather(std::span<const float> mine, std::vector<std::int64_t>& counts) {
+    std::vector<float> all;
+    AllGather(mine, counts, all);
+    return all;
+  }
+  // The same into `all` (resized to the total; what it held is replaced). A caller that keeps
+  // `all` from one step to the next reuses its memory: the gradient exchange gathers tens of MB
+  // a step, and a fresh buffer costs a page fault per 4 KiB and a zero fill each time.
+  virtual void AllGather(std::span<const float> mine, std::vector<std::int64_t>& counts,
+                         std::vector<float>& all) = 0;
   // The same for bytes (serialized EST contexts for a checkpoint): every rank receives every
   // rank's `mine`, concatenated in rank order; `counts` receives each rank's length.
   virtual std::vector<std::uint8_t> AllGatherBytes(std::span<const std::uint8_t> mine,
@@ -38,9 +46,17 @@ class Communicator {
   // every rank sent to this one, concatenated in rank order; `recv_counts` receives each sender's
   // length. Exact like AllGather: bytes move, nothing is combined, so ZeRO's reduce-scatter does
   // its arithmetic in the caller's canonical order (agent/plan/zero_update.cc).
-  virtual std::vector<float> AllToAll(std::span<const float> send,
-                                      std::span<const std::int64_t> send_counts,
-                                      std::vector<std::int64_t>& recv_counts) = 0;
+  std::vector<float> AllToAll(std::span<const float> send,
+                              std::span<const std::int64_t> send_counts,
+                              std::vector<std::int64_t>& recv_counts) {
+    std::vector<float> received;
+    AllToAll(send, send_counts, recv_counts, received);
+    return received;
+  }
+  // The same into `received` (resized to the total; reused as AllGather's `all` is).
+  virtual void AllToAll(std::span<const float> send, std::span<const std::int64_t> send_counts,
+                        std::vector<std::int64_t>& recv_counts,
+                        std::vector<float>& received) = 0;
   // Point-to-point, for pipeline stages (agent/plan/pipeline.h): queues `bytes` (copied) for rank
   // `dest` and returns without waiting for the receiver, so two stages sending to each other
   // cannot deadlock. Messages from one rank to another arrive in the order they were sent.

@@ -50,19 +50,22 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
-  std::vector<float> AllGather(std::span<const float> mine,
-                               std::vector<std::int64_t>& counts) override {
-    return AllGatherV(mine, MPI_FLOAT, counts);
+  using Communicator::AllGather;
+  using Communicator::AllToAll;
+  void AllGather(std::span<const float> mine, std::vector<std::int64_t>& counts,
+                 std::vector<float>& all) override {
+    AllGatherV(mine, MPI_FLOAT, counts, all);
   }
 
   std::vector<std::uint8_t> AllGatherBytes(std::span<const std::uint8_t> mine,
                                            std::vector<std::int64_t>& counts) override {
-    return AllGatherV(mine, MPI_BYTE, counts);
+    std::vector<std::uint8_t> all;
+    AllGatherV(mine, MPI_BYTE, counts, all);
+    return all;
   }
 
-  std::vector<float> AllToAll(std::span<const float> send,
-                              std::span<const std::int64_t> send_counts,
-                              std::vector<std::int64_t>& recv_counts) override {
+  void AllToAll(std::span<const float> send, std::span<const std::int64_t> send_counts,
+                std::vector<std::int64_t>& recv_counts, std::vector<float>& received) override {
     if (send_counts.size() != static_cast<std::size_t>(size_)) {
       throw std::invalid_argument("AllToAll: " + std::to_string(send_counts.size()) +
                                   " send counts: expected one per rank (" + std::to_string(size_) +
@@ -89,11 +92,10 @@ class MpiCommunicator final : public Communicator {
       recv_counts[r] = in_counts[r];
       total += in_counts[r];
     }
-    std::vector<float> received(static_cast<std::size_t>(total));
+    received.resize(static_cast<std::size_t>(total));
     Check(MPI_Alltoallv(send.data(), counts.data(), send_displs.data(), MPI_FLOAT, received.data(),
                         in_counts.data(), in_displs.data(), MPI_FLOAT, MPI_COMM_WORLD),
           "MPI_Alltoallv");
-    return received;
   }
 
   void Send(std::span<const std::uint8_t> bytes, int dest) override {
@@ -166,8 +168,8 @@ class MpiCommunicator final : public Communicator {
 
   // Every rank's `mine` (lengths may differ) concatenated in rank order, on every rank.
   template <typename T>
-  std::vector<T> AllGatherV(std::span<const T> mine, MPI_Datatype type,
-                            std::vector<std::int64_t>& counts) {
+  void AllGatherV(std::span<const T> mine, MPI_Datatype type, std::vector<std::int64_t>& counts,
+                  std::vector<T>& all) {
     int my_count = ToInt(static_cast<std::int64_t>(mine.size()), "AllGather");
     std::vector<int> int_counts(size_);
     Check(MPI_Allgather(&my_count, 1, MPI_INT, int_counts.data(), 1, MPI_INT, MPI_COMM_WORLD),
@@ -180,11 +182,10 @@ class MpiCommunicator final : public Communicator {
       counts[r] = int_counts[r];
       total += int_counts[r];
     }
-    std::vector<T> all(static_cast<std::size_t>(total));
+    all.resize(static_cast<std::size_t>(total));
     Check(MPI_Allgatherv(mine.data(), my_count, type, all.data(), int_counts.data(), displs.data(),
                          type, MPI_COMM_WORLD),
           "MPI_Allgatherv");
-    return all;
   }
 
   int rank_ = 0;

@@ -15,24 +15,25 @@ class SingleProcessCommunicator final : public Communicator {
  public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
-  std::vector<float> AllGather(std::span<const float> mine,
-                               std::vector<std::int64_t>& counts) override {
+  using Communicator::AllGather;
+  using Communicator::AllToAll;
+  void AllGather(std::span<const float> mine, std::vector<std::int64_t>& counts,
+                 std::vector<float>& all) override {
     counts.assign(1, static_cast<std::int64_t>(mine.size()));
-    return {mine.begin(), mine.end()};
+    all.assign(mine.begin(), mine.end());
   }
   std::vector<std::uint8_t> AllGatherBytes(std::span<const std::uint8_t> mine,
                                            std::vector<std::int64_t>& counts) override {
     counts.assign(1, static_cast<std::int64_t>(mine.size()));
     return {mine.begin(), mine.end()};
   }
-  std::vector<float> AllToAll(std::span<const float> send,
-                              std::span<const std::int64_t> send_counts,
-                              std::vector<std::int64_t>& recv_counts) override {
+  void AllToAll(std::span<const float> send, std::span<const std::int64_t> send_counts,
+                std::vector<std::int64_t>& recv_counts, std::vector<float>& received) override {
     if (send_counts.size() != 1 || send_counts[0] != static_cast<std::int64_t>(send.size())) {
       throw std::invalid_argument("AllToAll: one rank: expected one count equal to the message");
     }
     recv_counts.assign(1, static_cast<std::int64_t>(send.size()));
-    return {send.begin(), send.end()};
+    received.assign(send.begin(), send.end());
   }
   void Send(std::span<const std::uint8_t> bytes, int dest) override {
     if (dest != 0) throw std::invalid_argument("Send: rank " + std::to_string(dest) + " of 1");

@@ -157,36 +157,38 @@ void GradientStash::ReduceScatterMeanIntoGradients(Communicator& world, EstRange
   RequireCaptured(hosted);
   const int ranks = world.size();
   auto chunk_begin = [&](int r) { return numel_ * r / ranks; };
-  std::vector<float> send;
-  send.reserve(static_cast<std::size_t>(hosted.size() * numel_));
+  ExchangeBuffers& x = exchange_;
+  x.send.resize(static_cast<std::size_t>(hosted.size() * numel_));
+  float* out = x.send.data();
   std::vector<std::int64_t> send_counts(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
     for (std::int64_t est = hosted.begin; est < hosted.end; ++est) {
-      send.insert(send.end(), Slot(est) + chunk_begin(r), Slot(est) + chunk_begin(r + 1));
+      out = std::copy(Slot(est) + chunk_begin(r), Slot(est) + chunk_begin(r + 1), out);
     }
     send_counts[static_cast<std::size_t>(r)] = hosted.size() * (chunk_begin(r + 1) - chunk_begin(r));
   }
   std::vector<std::int64_t> recv_counts;
-  std::vector<float> chunks = world.AllToAll(send, send_counts, recv_counts);
+  world.AllToAll(x.send, send_counts, recv_counts, x.received);
   const std::int64_t n = chunk_begin(world.rank() + 1) - chunk_begin(world.rank());
-  if (static_cast<std::int64_t>(chunks.size()) != ests_ * n) {
-    throw TrainingError("gradient exchange: received " + std::to_string(chunks.size()) +
+  if (static_cast<std::int64_t>(x.received.size()) != ests_ * n) {
+    throw TrainingError("gradient exchange: received " + std::to_string(x.received.size()) +
                         " floats: expected " + std::to_string(ests_ * n) + " (" +
                         std::to_string(ests_) + " ESTs x " + std::to_string(n) +
                         "); do all ranks run the same model and train.ests?");
   }
   torch::NoGradGuard no_grad;
-  torch::Tensor sum = FlatView(chunks.data(), n).clone();
-  for (std::int64_t k = 1; k < ests_; ++k) sum.add_(FlatView(chunks.data() + k * n, n));
+  x.folded.resize(static_cast<std::size_t>(n));
+  torch::Tensor sum = FlatView(x.folded.data(), n);
+  sum.copy_(FlatView(x.received.data(), n));
+  for (std::int64_t k = 1; k < ests_; ++k) sum.add_(FlatView(x.received.data() + k * n, n));
   sum.div_(static_cast<double>(ests_));
   std::vector<std::int64_t> counts;
-  std::vector<float> all = world.AllGather({sum.data_ptr<float>(), static_cast<std::size_t>(n)},
-                                           counts);
-  if (static_cast<std::int64_t>(all.size()) != numel_) {
-    throw TrainingError("gradient exchange: gathered " + std::to_string(all.size()) +
+  world.AllGather(x.folded, counts, x.gathered);
+  if (static_cast<std::int64_t>(x.gathered.size()) != numel_) {
+    throw TrainingError("gradient exchange: gathered " + std::to_string(x.gathered.size()) +
                         " folded floats: expected " + std::to_string(numel_));
   }
-  InstallGradients(all.data());
+  InstallGradients(x.gathered.data());
   ResetMarks();
 }
 

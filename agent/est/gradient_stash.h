@@ -145,6 +145,16 @@ class GradientStash {
   NcclCommunicator* nccl_ = nullptr;        // set: the slots are device_flat_, on the GPU
   std::vector<std::int64_t> slots_per_rank_;
   torch::Tensor device_flat_;  // E slots back to back on the GPU, allocated on the first Capture
+  // ReduceScatterMeanIntoGradients' buffers, kept from step to step: tens of MB each for a
+  // ResNet, which fresh every step cost more than the messages themselves (page faults, zero
+  // fills, unmaps).
+  struct ExchangeBuffers {
+    std::vector<float> send;      // this rank's ESTs' chunks, in rank order
+    std::vector<float> received;  // every EST's chunk of this rank's part, in EST order
+    std::vector<float> folded;    // this rank's part, folded
+    std::vector<float> gathered;  // every rank's folded part: the whole mean gradient
+  };
+  ExchangeBuffers exchange_;
 };
 
 }  // namespace elastic::agent

@@ -130,6 +130,14 @@ class ShardedUpdate final : public ParameterUpdate {
   bool pipelined_;  // pp: the stage folded its gradients itself; no reduce-scatter
   torch::Device device_;
   std::unique_ptr<OffloadMirror> mirror_;  // zero-offload on a GPU: the update runs there
+  // The host exchange's buffers, kept from step to step (GradientStash::ExchangeBuffers says why).
+  struct ExchangeBuffers {
+    std::vector<float> send;      // ReduceScatter: this rank's ESTs' pieces of every shard
+    std::vector<float> received;  // every EST's piece of this rank's shard
+    std::vector<float> mine;      // AllGatherParameters: this rank's updated shard
+    std::vector<float> all;       // every rank's shard: all parameters
+  };
+  ExchangeBuffers exchange_;
   // The fold of parameter i's shard (a host tensor) as what the update reads: the mirror's for
   // zero-offload on a GPU, else the parameter's gradient on its device.
   void SetOwnedGradient(std::size_t i, const torch::Tensor& sum);
@@ -147,7 +155,8 @@ void ShardedUpdate::SetOwnedGradient(std::size_t i, const torch::Tensor& sum) {
 }
 
 void ShardedUpdate::ReduceScatter() {
-  std::vector<float> send;
+  std::vector<float>& send = exchange_.send;
+  send.clear();  // keeps its memory: the inserts below refill it without new pages
   std::vector<std::int64_t> send_counts;
   for (const ParameterShard& shard : shards_) {
     for (std::int64_t est = c_.hosted.begin; est < c_.hosted.end; ++est) {
@@ -157,7 +166,8 @@ void ShardedUpdate::ReduceScatter() {
     send_counts.push_back(c_.hosted.size() * shard.size());
   }
   std::vector<std::int64_t> recv_counts;
-  const std::vector<float> received = c_.world.AllToAll(send, send_counts, recv_counts);
+  const std::vector<float>& received = exchange_.received;
+  c_.world.AllToAll(send, send_counts, recv_counts, exchange_.received);
   c_.stash.ReleaseSlots();
   const std::int64_t ests = c_.config.train.ests;
   if (static_cast<std::int64_t>(received.size()) != ests * mine_.size()) {
@@ -279,7 +289,8 @@ void ShardedUpdate::UpdateOwned() {
 }
 
 void ShardedUpdate::AllGatherParameters() {
-  std::vector<float> mine;
+  std::vector<float>& mine = exchange_.mine;
+  mine.clear();
   mine.reserve(static_cast<std::size_t>(mine_.size()));
   for (std::size_t i = mine_.first; i < mine_.last; ++i) {
     const torch::Tensor values =
@@ -288,7 +299,8 @@ void ShardedUpdate::AllGatherParameters() {
     mine.insert(mine.end(), data, data + values.numel());
   }
   std::vector<std::int64_t> counts;
-  const std::vector<float> all = c_.world.AllGather(mine, counts);
+  const std::vector<float>& all = exchange_.all;
+  c_.world.AllGather(mine, counts, exchange_.all);
   if (static_cast<std::int64_t>(all.size()) != total_) {
     throw TrainingError("parameter all-gather: received " + std::to_string(all.size()) +
                         " floats: expected " + std::to_string(total_));

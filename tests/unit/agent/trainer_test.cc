@@ -259,13 +259,14 @@ class FakeWorld final : public Communicator {
       : rank_(rank), size_(size), before_(std::move(before)), after_(std::move(after)) {}
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  std::vector<float> AllGather(std::span<const float> mine,
-                               std::vector<std::int64_t>& counts) override {
-    std::vector<float> all = before_;
+  using Communicator::AllGather;
+  using Communicator::AllToAll;
+  void AllGather(std::span<const float> mine, std::vector<std::int64_t>& counts,
+                 std::vector<float>& all) override {
+    all = before_;
     all.insert(all.end(), mine.begin(), mine.end());
     all.insert(all.end(), after_.begin(), after_.end());
     counts.assign(static_cast<std::size_t>(size_), 0);
-    return all;
   }
   std::vector<std::uint8_t> AllGatherBytes(std::span<const std::uint8_t> mine,
                                            std::vector<std::int64_t>& counts) override {
@@ -275,10 +276,10 @@ class FakeWorld final : public Communicator {
   void Send(std::span<const std::uint8_t>, int) override {}
   std::vector<std::uint8_t> Receive(int) override { return {}; }
   bool MessageWaiting(int) override { return true; }
-  std::vector<float> AllToAll(std::span<const float> send, std::span<const std::int64_t>,
-                              std::vector<std::int64_t>& recv_counts) override {
+  void AllToAll(std::span<const float> send, std::span<const std::int64_t>,
+                std::vector<std::int64_t>& recv_counts, std::vector<float>& received) override {
     recv_counts.assign(1, static_cast<std::int64_t>(send.size()));
-    return {send.begin(), send.end()};
+    received.assign(send.begin(), send.end());
   }
   std::vector<std::uint8_t> Broadcast(std::vector<std::uint8_t> bytes, int) override {
     return bytes;
