@@ -1,11 +1,12 @@
 // One elasticd cycle over a fresh Slurm view, pure: reconcile the registry with Slurm (drop jobs
-// that ended, take node sets from Slurm, expire orders a silent supervisor never carried out),
-// run the resize decision over the jobs free to move (preempting best-effort jobs where a
-// guaranteed one within quota needs it; a job holding GPUs as gres grows by a requeue) — step 1
-// (room for waiting jobs) its own,
-// step 2 decided by the configured scheduling Policy (MakePolicy(policy), the objects
-// elastic-sim runs, through policy/live_policy.h) — issue its orders, and say which
-// AdminComments to rewrite (with each guaranteed job's quota standing, sla_quota.h). The daemon does the I/O around it (daemon.cc).
+// that ended, take node sets from Slurm, expire orders a silent supervisor never carried out);
+// start regrown jobs and give requeued elastic jobs their node range back (regrow.h); run the
+// resize decision over the jobs free to move (preempting best-effort jobs where a guaranteed one
+// within quota needs it; a job holding GPUs as gres grows by a requeue) — step 1 (room for
+// waiting jobs) its own, step 2 decided by the configured scheduling Policy (MakePolicy(policy),
+// the objects elastic-sim runs, through policy/live_policy.h); issue its orders; and say which
+// AdminComments to rewrite (with each guaranteed job's quota standing, sla_quota.h). The daemon
+// does the I/O around it (daemon.cc).
 #pragma once
 
 #include <cstdint>
@@ -53,7 +54,7 @@ struct CycleResult {
   // requeued earlier that Slurm shows pending, to start at once on this many nodes.
   std::vector<std::uint32_t> regrow_requeues;
   std::vector<std::pair<std::uint32_t, int>> regrow_starts;
-  std::vector<RangeRestore> range_restores;  // jobs so started, pending again (regrow.h)
+  std::vector<RangeRestore> range_restores;  // requeued elastic jobs' own ranges (regrow.h)
 };
 
 // Slurm revokes a requeued job's credential on its nodes, and refuses a launch of it in the same

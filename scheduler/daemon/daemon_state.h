@@ -61,7 +61,7 @@ struct JobRecord {
 };
 
 // A job elasticd requeued to grow it (policy::ResizeProposal::via_requeue), until it lets the
-// job start again on `nodes` nodes (daemon_cycle.h). Not saved: after an elasticd restart the
+// job start again on `nodes` nodes (regrow.h). Not saved: after an elasticd restart the
 // job starts by itself once Slurm's requeue delay has passed.
 struct Regrow {
   int nodes = 0;

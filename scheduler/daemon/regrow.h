@@ -1,7 +1,8 @@
-// Growth by requeue, for jobs holding GPUs as gres (policy::ResizeProposal::via_requeue; Slurm
-// does not merge an expansion into such a job): the requeue, the start on the new node count once
-// Slurm shows the job pending, and the job's own node range given back to its Slurm record when
-// it is pending again later. Pure steps of RunCycle (daemon_cycle.h); the daemon does the writes.
+// Requeues and node counts: growth by requeue for jobs holding GPUs as gres
+// (policy::ResizeProposal::via_requeue; Slurm does not merge an expansion into such a job) — the
+// requeue, then the start on the new node count once Slurm shows the job pending — and a requeued
+// elastic job's own node range given back to its Slurm record. Pure steps of RunCycle
+// (daemon_cycle.h); the daemon does the writes.
 #pragma once
 
 #include <cstdint>
