@@ -241,8 +241,8 @@ void ApplyRegrows(const std::vector<std::uint32_t>& requeues,
     Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn, "job " + std::to_string(job_id) + what);
   }
   for (const RangeRestore& restore : restores) {
-    std::string error = slurm::RestoreNodeRange(restore.job_id, restore.min_nodes,
-                                                restore.max_nodes);
+    std::string error =
+        slurm::RestoreNodeRange(restore.job_id, restore.min_nodes, restore.max_nodes);
     const std::string range =
         std::to_string(restore.min_nodes) + "-" + std::to_string(restore.max_nodes);
     Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
