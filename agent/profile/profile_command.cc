@@ -22,11 +22,12 @@
 #include "agent/profile/profile_runs.h"
 #include "agent/profile/round_estimates.h"
 #include "agent/profile/run_description.h"
-#include "perf/rubick/plan_selection.h"
+#include "agent/profile/split_shares.h"
 #include "common/atomic_file.h"
 #include "common/toml_reader.h"
 #include "common/toml_text.h"
 #include "perf/rubick/perf_model.h"
+#include "perf/rubick/plan_selection.h"
 
 namespace elastic::agent {
 namespace {
@@ -306,7 +307,9 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
   const ModelFacts facts = InspectModel(job);
   perf::ProfiledPoints points;
   points.model_name = ModelLabel(job);
-  points.model = DescribeModel(job, facts);
+  points.model = DescribeModel(job, facts,
+                               MeasureSplitShares(job, static_cast<int>(config.warmup_steps),
+                                                  static_cast<int>(config.measured_steps)));
   std::vector<PreparedRun> prepared;
   for (const ProfileRun& run : config.runs) {
     prepared.push_back(PrepareRun(config, job, job_text, points.model, run, runs_dir));
@@ -315,6 +318,9 @@ perf::ProfiledPoints RunProfileCommand(const ProfileOptions& options, std::ostre
       << " blocks, global batch " << job.train.global_batch << ", " << prepared.size()
       << " runs of " << config.warmup_steps << " + " << config.measured_steps << " steps, "
       << config.repeats << " round(s)" << std::endl;
+  out << "profile: split: tp unsplit share " << points.model.tp_unsplit_share << ", block shares";
+  for (double share : points.model.block_shares) out << " " << share;
+  out << std::endl;
 
   MeasureBandwidths(config, job, options.agent_path, facts.params, points, out);
   const RoundMeasurements measured =

@@ -33,7 +33,8 @@ std::optional<perf::PassTime> MeasuredBackward(const Estimates& estimates, int t
 
 }  // namespace
 
-perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
+perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts,
+                              const SplitShares& shares) {
   perf::ModelDesc model;
   model.params = facts.params;
   model.layers = facts.blocks;
@@ -57,6 +58,8 @@ perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts) {
   model.grad_bytes = kFloatBytes;
   model.optimizer_bytes = kFloatBytes;
   model.activation_elem_bytes = kFloatBytes;
+  model.tp_unsplit_share = shares.tp_unsplit;
+  model.block_shares = shares.blocks;
   return model;
 }
 

@@ -12,6 +12,7 @@
 #include "agent/profile/measure.h"
 #include "agent/profile/profile_config.h"
 #include "agent/profile/round_estimates.h"
+#include "agent/profile/split_shares.h"
 #include "perf/rubick/perf_json.h"
 #include "perf/rubick/perf_model.h"
 
@@ -29,8 +30,10 @@ struct PreparedRun {
   perf::ExecutionPlan plan;
 };
 
-// The job's model as Rubick's model sees it, from the real model's facts (InspectModel).
-perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts);
+// The job's model as Rubick's model sees it, from the real model's facts (InspectModel) and how
+// its passes split (MeasureSplitShares).
+perf::ModelDesc DescribeModel(const JobConfig& job, const ModelFacts& facts,
+                              const SplitShares& shares);
 
 // `forward_rate` is one worker's forward samples/s with the machine to itself. A run whose ranks'
 // intra-op threads outnumber the machine's cores time-shares them, so each worker computes at

@@ -80,7 +80,35 @@ const std::array<Field<Resources>, 10> kResourceFields = {{
 json ModelToJson(const ModelDesc& model) {
   json object = FieldsToJson(model, kModelFields);
   object["gradient_exchange"] = GradientExchangeName(model.gradient_exchange);
+  object["tp_unsplit_share"] = model.tp_unsplit_share;
+  if (!model.block_shares.empty()) object["block_shares"] = model.block_shares;
   return object;
+}
+
+// How the model splits (optional: files written before these keys read as §4.1's even split).
+void ReadSplitShares(Reader& reader, const json& object, const std::string& path,
+                     ModelDesc& model) {
+  reader.Number(object, path, "tp_unsplit_share", 0, model.tp_unsplit_share);
+  if (reader.ok() && !(model.tp_unsplit_share < 1)) {
+    reader.Fail(Reader::Join(path, "tp_unsplit_share"), "expected a number below 1");
+  }
+  if (!reader.ok() || !object.contains("block_shares")) return;
+  const json& shares = object.at("block_shares");
+  const std::string at = Reader::Join(path, "block_shares");
+  if (!shares.is_array() || static_cast<int>(shares.size()) != model.layers) {
+    reader.Fail(at, "expected an array of " + std::to_string(model.layers) +
+                        " numbers (one per layer), got " + shares.dump().substr(0, 60));
+    return;
+  }
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    if (!shares[i].is_number() || !(shares[i].get<double>() >= 0) ||
+        !(shares[i].get<double>() <= 1)) {
+      reader.Fail(at + "[" + std::to_string(i) + "]",
+                  "expected a share in [0, 1], got " + shares[i].dump());
+      return;
+    }
+    model.block_shares.push_back(shares[i].get<double>());
+  }
 }
 
 // Absent (files written before the key existed) reads as Rubick's ring all-reduce.
@@ -109,7 +137,7 @@ ModelDesc ModelFromJson(Reader& reader, const json& object, const std::string& p
                         bool all_required) {
   const std::vector<const char*> fields = FieldKeys(kModelFields);
   std::vector<const char*> known = fields;
-  known.push_back("gradient_exchange");
+  known.insert(known.end(), {"gradient_exchange", "tp_unsplit_share", "block_shares"});
   ModelDesc model;
   if (!reader.Keys(object, path, known,
                    all_required ? fields : std::vector<const char*>{"params", "global_batch"})) {
@@ -117,6 +145,7 @@ ModelDesc ModelFromJson(Reader& reader, const json& object, const std::string& p
   }
   ReadFields(reader, object, path, kModelFields, model);
   ReadGradientExchange(reader, object, path, model.gradient_exchange);
+  ReadSplitShares(reader, object, path, model);
   if (reader.ok() && model.fwd_s_per_sample == 0 && model.fwd_flops_per_sample == 0) {
     reader.Fail(path,
                 "needs fwd_s_per_sample > 0 or fwd_flops_per_sample > 0 (the forward time "

@@ -115,6 +115,25 @@ GroupBandwidths Bandwidths(const Resources& resources, const ExecutionPlan& plan
           GroupBandwidth(resources, plan.tp * plan.dp, plan.pp)};
 }
 
+double TensorParallelShare(const ModelDesc& model, int t) {
+  const double unsplit = model.tp_unsplit_share;
+  return unsplit + (1 - unsplit) / t;
+}
+
+double PipelinePassFactor(const ModelDesc& model, int p, int m) {
+  const auto blocks = static_cast<int>(model.block_shares.size());
+  if (blocks != model.layers || p <= 1) return static_cast<double>(m + p - 1) / p;
+  double slowest = 0;
+  for (int stage = 0; stage < p; ++stage) {
+    double share = 0;
+    for (int b = stage * blocks / p; b < (stage + 1) * blocks / p; ++b) {
+      share += model.block_shares[static_cast<std::size_t>(b)];
+    }
+    slowest = std::max(slowest, share);
+  }
+  return 1 + (m - 1) * slowest;
+}
+
 std::string CheckPlan(const ModelDesc& model, const Resources& resources,
                       const ExecutionPlan& plan) {
   if (!(model.params > 0) || model.layers < 1 || model.global_batch < 1) {
@@ -122,6 +141,13 @@ std::string CheckPlan(const ModelDesc& model, const Resources& resources,
   }
   if (resources.gpus < 1 || resources.gpus_per_node < 1) {
     return "perf: resources: gpus and gpus_per_node must be >= 1";
+  }
+  if (!(model.tp_unsplit_share >= 0 && model.tp_unsplit_share < 1)) {
+    return "perf: model: tp_unsplit_share must be in [0, 1)";
+  }
+  if (!model.block_shares.empty() && static_cast<int>(model.block_shares.size()) != model.layers) {
+    return "perf: model: block_shares has " + std::to_string(model.block_shares.size()) +
+           " entries for " + std::to_string(model.layers) + " layers";
   }
   if (!(resources.fwd_s_per_pass >= 0)) return "perf: resources: fwd_s_per_pass must be >= 0";
   if (resources.backward &&
@@ -193,18 +219,23 @@ Result<IterationTime> PredictIteration(const ModelDesc& model, const Resources& 
   // (our addition) the measured fixed cost of a pass, paid once per micro-batch: on a GPU a small
   // model's pass is mostly kernel launches, so a = 8 micro-batches cost nearly twice a = 4. PP:
   // T_fwd = t_p * g_p / p * (m + p - 1), where t_p * g_p is the whole model's forward time for
-  // one micro-batch. Without PP (p = m = 1) this is the per-GA-step forward time.
-  const double per_sample_micro = ForwardSecondsPerSample(model, resources) * b / (d * a * m) / t;
-  it.fwd = (per_sample_micro + resources.fwd_s_per_pass) / p * (m + p - 1);
+  // one micro-batch. Without PP (p = m = 1) this is the per-GA-step forward time. Where the
+  // profiler measured how the model splits (ours), TP divides only the split share and PP's
+  // slowest stage sets the pipeline's pace (TensorParallelShare, PipelinePassFactor).
+  const double tp_share = TensorParallelShare(model, plan.tp);
+  const double pipeline = PipelinePassFactor(model, plan.pp, plan.micro_batches);
+  const double per_sample_micro =
+      ForwardSecondsPerSample(model, resources) * b / (d * a * m) * tp_share;
+  it.fwd = (per_sample_micro + resources.fwd_s_per_pass) * pipeline;
   // §4.1 "Modeling T_bwd": T_bwd = k_bwd * T_fwd; GC recomputes the forward pass (+ T_fwd).
   // With the backward pass measured (our addition), T_bwd = k_bwd * that pass, scaled to the
   // micro-batch and the pipeline as T_fwd is: k_bwd then fits what the timed pass leaves out
   // (the loss, the EST's gradient capture) rather than how the backward compares to the forward,
   // which differs between thread counts and devices.
   if (resources.backward) {
-    const double backward_micro =
-        resources.backward->s_per_sample * b / (d * a * m) / t + resources.backward->s_per_pass;
-    it.bwd = k.k_bwd * backward_micro / p * (m + p - 1);
+    const double backward_micro = resources.backward->s_per_sample * b / (d * a * m) * tp_share +
+                                  resources.backward->s_per_pass;
+    it.bwd = k.k_bwd * backward_micro * pipeline;
   } else {
     it.bwd = k.k_bwd * it.fwd;
   }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "perf/rubick/plan.h"
@@ -51,6 +52,13 @@ struct ModelDesc {
   double optimizer_bytes = 12;
   double activation_elem_bytes = 2;  // bytes per activation element on the wire (V_tp, V_pp)
   GradientExchange gradient_exchange = GradientExchange::kRingAllReduce;
+  // How the work divides when a plan splits the model (measured by `elastic-agent profile`; the
+  // defaults are §4.1's assumptions). tp_unsplit_share: the share of a pass's per-sample time that
+  // every TP rank runs whole (embeddings, the head and loss, LayerNorms); 0 = all of it divides
+  // by t. block_shares: each of the l blocks' share of a forward-and-backward pass (summing to
+  // 1), which sets PP's slowest stage; empty = equal stages.
+  double tp_unsplit_share = 0;
+  std::vector<double> block_shares;
 
   bool Supports3d() const { return seq_len > 0 && hidden > 0; }
 };
@@ -139,6 +147,16 @@ double OverlapTime(double x, double y, double k);
 double ForwardSecondsPerSample(const ModelDesc& model, const Resources& resources);
 
 GroupBandwidths Bandwidths(const Resources& resources, const ExecutionPlan& plan);
+
+// The share of one rank's per-sample pass time under TP degree t: u + (1 - u) / t, u being
+// model.tp_unsplit_share (1 / t when u = 0, as in §4.1).
+double TensorParallelShare(const ModelDesc& model, int t);
+
+// A pipeline pass of m micro-batches over p stages, in units of the whole model's time for one
+// micro-batch: the stages' sum for the first micro-batch, then the slowest stage for each other
+// one, 1 + (m - 1) f_max, where stage s runs blocks [s l / p, (s + 1) l / p) (§4.1's equal
+// stages give f_max = 1 / p, i.e. (m + p - 1) / p).
+double PipelinePassFactor(const ModelDesc& model, int p, int m);
 
 // V_dp: the bytes one data-parallel worker exchanges per iteration to combine gradients (and,
 // under ZeRO, to gather the updated parameters); 0 when d = 1.

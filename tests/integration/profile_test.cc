@@ -78,6 +78,9 @@ TEST_F(Profile, WritesMeasuredPointsThatTheFitterReadsAndRefusesToFitTwo) {
   Result<perf::ProfiledPoints> points = perf::ProfiledPointsFromJson(ReadAll(out / "points.json"));
   ASSERT_TRUE(points) << points.error;
   EXPECT_EQ(points->model_name, "fmnist_cnn");
+  // A CNN has no tensor-parallel form: nothing to split; its blocks still share the pass.
+  EXPECT_EQ(points->model.tp_unsplit_share, 0.0);
+  EXPECT_EQ(static_cast<int>(points->model.block_shares.size()), points->model.layers);
   EXPECT_GT(points->model.params, 1000);  // counted from the real model
   EXPECT_EQ(points->model.global_batch, 64);
   // The job trains at d1: its ranks gather every EST's gradient (V_dp, perf_model.h).
@@ -235,6 +238,18 @@ TEST_F(Profile, ProfilesTheTransformerWithTensorParallelismInRounds) {
   EXPECT_EQ(points->model.seq_len, 32);  // kGptContext positions per sample
   EXPECT_EQ(points->model.hidden, 64);   // kGptModelWidth
   EXPECT_EQ(points->model.layers, 4);    // embeddings | 2 transformer layers | head
+  // How the model splits, measured: the layers carry most of a pass and the embeddings almost
+  // none; the head and loss run whole on every tp rank, so part of the pass does not divide.
+  const std::vector<double>& shares = points->model.block_shares;
+  ASSERT_EQ(shares.size(), 4u);
+  EXPECT_NEAR(shares[0] + shares[1] + shares[2] + shares[3], 1.0, 1e-9);
+  EXPECT_LT(shares[0], 0.05);
+  EXPECT_GT(shares[1], 0.2);
+  EXPECT_GT(shares[2], 0.2);
+  EXPECT_GT(shares[3], 0.03);
+  EXPECT_GT(points->model.tp_unsplit_share, 0.03);
+  EXPECT_LT(points->model.tp_unsplit_share, 0.5);
+  EXPECT_NE(run.output.find("profile: split: tp unsplit share "), std::string::npos) << run.output;
   ASSERT_EQ(points->runs.size(), 2u);
   EXPECT_EQ(points->runs[1].point.plan.tp, 2);
   EXPECT_EQ(points->runs[1].point.plan.dp, 1);

@@ -205,6 +205,41 @@ TEST(FittedModelJson, GradientExchangeRoundTripsAndDefaultsToTheRing) {
       << bad.error;
 }
 
+TEST(FittedModelJson, SplitSharesRoundTripAndDefaultToAnEvenSplit) {
+  FittedModel in = AwkwardFit();
+  in.model.layers = 3;
+  in.model.tp_unsplit_share = 0.1 / 3.0;
+  in.model.block_shares = {0.2 / 3.0, 0.4375, 1.0 - 0.4375 - 0.2 / 3.0};
+  const std::string text = FittedModelToJson(in);
+  Result<FittedModel> out = FittedModelFromJson(text);
+  ASSERT_TRUE(out) << out.error;
+  EXPECT_TRUE(SameBits(out->model.tp_unsplit_share, in.model.tp_unsplit_share));
+  ASSERT_EQ(out->model.block_shares.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(SameBits(out->model.block_shares[i], in.model.block_shares[i])) << i;
+  }
+  // Files written before the keys existed split evenly (§4.1).
+  FittedModel even = AwkwardFit();
+  even.model.layers = 3;
+  Result<FittedModel> old = FittedModelFromJson(FittedModelToJson(even));
+  ASSERT_TRUE(old) << old.error;
+  EXPECT_EQ(old->model.tp_unsplit_share, 0.0);
+  EXPECT_TRUE(old->model.block_shares.empty());
+  EXPECT_EQ(FittedModelToJson(even).find("block_shares"), std::string::npos);
+  const std::pair<std::string, std::string> bad_cases[] = {
+      {ReplaceValue(text, "tp_unsplit_share", "1.5"), "model.tp_unsplit_share: expected"},
+      {ReplaceValue(text, "tp_unsplit_share", "-0.1"), "model.tp_unsplit_share: expected"},
+      {Replace(text, "0.4375,", "-0.4375,"), "model.block_shares[1]: expected a share in [0, 1]"},
+      {Replace(text, "0.4375,", "\"x\","), "model.block_shares[1]: expected a share in [0, 1]"},
+      {Replace(text, "0.4375,", ""), "model.block_shares: expected an array of 3 numbers"},
+  };
+  for (const auto& [bad_text, expected] : bad_cases) {
+    Result<FittedModel> bad = FittedModelFromJson(bad_text);
+    ASSERT_FALSE(bad) << expected;
+    EXPECT_NE(bad.error.find(expected), std::string::npos) << bad.error;
+  }
+}
+
 ProfiledPoints TwoRuns() {
   ProfiledPoints points;
   points.model_name = "fmnist_cnn";

@@ -168,6 +168,43 @@ TEST(PredictIteration, PipelineParallel) {
   EXPECT_DOUBLE_EQ(t.cc, 0.05 + 0.10 + 2097152 / 1e10);
 }
 
+TEST(PredictIteration, TensorParallelDividesOnlyTheSplitShare) {
+  // A quarter of the pass runs whole on every rank: t = 2 computes 0.25 + 0.75 / 2 = 0.625 of it,
+  // t = 4 0.4375 of it; the unsplit share leaves the communication and optimizer terms alone.
+  ModelDesc m = SmallModel();
+  m.tp_unsplit_share = 0.25;
+  EXPECT_DOUBLE_EQ(TensorParallelShare(m, 1), 1.0);
+  EXPECT_DOUBLE_EQ(TensorParallelShare(m, 4), 0.4375);
+  Result<IterationTime> t = PredictIteration(m, OneNode(2), {.tp = 2}, RoundParams());
+  ASSERT_TRUE(t) << t.error;
+  EXPECT_DOUBLE_EQ(t->fwd, 0.08 * 0.625);
+  EXPECT_DOUBLE_EQ(t->bwd, 2 * 0.08 * 0.625);
+  EXPECT_DOUBLE_EQ(t->comm_tp, 8388608 / 1e10);
+  // Unsplit, the prediction is §4.1's (the TensorParallel test above).
+  m.tp_unsplit_share = 0;
+  EXPECT_DOUBLE_EQ(PredictIteration(m, OneNode(2), {.tp = 2}, RoundParams())->fwd, 0.04);
+}
+
+TEST(PredictIteration, PipelinePaceIsTheSlowestStage) {
+  // Blocks 0.1, 0.2 | 0.3, 0.4: stage 1 holds 0.7 of the model. p = 2, m = 4: the first
+  // micro-batch crosses both stages (1), the other 3 leave at stage 1's pace: 1 + 3 * 0.7 = 3.1
+  // micro-batch times of 0.02 s. Equal shares give §4.1's (m + p - 1) / p = 2.5.
+  ModelDesc m = SmallModel();
+  m.block_shares = {0.1, 0.2, 0.3, 0.4};
+  EXPECT_DOUBLE_EQ(PipelinePassFactor(m, 2, 4), 3.1);
+  EXPECT_DOUBLE_EQ(PipelinePassFactor(m, 4, 4), 1 + 3 * 0.4);
+  EXPECT_DOUBLE_EQ(PipelinePassFactor(m, 1, 1), 1.0);
+  Result<IterationTime> t =
+      PredictIteration(m, OneNode(2), {.pp = 2, .micro_batches = 4}, RoundParams());
+  ASSERT_TRUE(t) << t.error;
+  EXPECT_DOUBLE_EQ(t->fwd, 0.02 * 3.1);
+  EXPECT_DOUBLE_EQ(t->bwd, 2 * 0.02 * 3.1);
+  m.block_shares = {0.25, 0.25, 0.25, 0.25};
+  EXPECT_DOUBLE_EQ(PipelinePassFactor(m, 2, 4), 2.5);
+  m.block_shares.clear();
+  EXPECT_DOUBLE_EQ(PipelinePassFactor(m, 4, 8), 11.0 / 4);
+}
+
 TEST(PredictIteration, ZeroOffload) {
   // d = 2, c = 4: T_opt = k_opt_off P / (d c) = 1e-9 * 1e8 / 8; T_off = 2e8 B / (d * 5e9 B/s);
   // T_oo = f^{k_off}(T_comm_dp, T_off) + f^{k_swap}(T_opt, T_off), both k = 2.
@@ -237,6 +274,14 @@ TEST(CheckPlan, RefusesPlansOutsideThePaperModel) {
   ModelDesc cnn = m;
   cnn.seq_len = 0;
   EXPECT_NE(CheckPlan(cnn, OneNode(2), {.tp = 2}).find("seq_len and hidden"), std::string::npos);
+  ModelDesc shares = m;
+  shares.tp_unsplit_share = 1;
+  EXPECT_NE(CheckPlan(shares, OneNode(1), {}).find("tp_unsplit_share must be in [0, 1)"),
+            std::string::npos);
+  shares.tp_unsplit_share = 0;
+  shares.block_shares = {0.5, 0.5};
+  EXPECT_NE(CheckPlan(shares, OneNode(1), {}).find("block_shares has 2 entries for 4 layers"),
+            std::string::npos);
   Resources no_network = OneNode(2);
   no_network.b_intra = 0;
   EXPECT_NE(CheckPlan(m, no_network, {.dp = 2}).find("b_intra/b_inter"), std::string::npos);
