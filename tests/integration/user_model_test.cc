@@ -2,9 +2,10 @@
 // torch.save shards made by Debian's python3-torch (tests/python/make_test_artifacts.py), trained
 // by the real elastic-agent. E = 8 ESTs end with one params_sha256 (parameters and EST 0's
 // buffers) on W = 1, 2, 3 and through a resize history of checkpoints, for a scripted torchvision
-// ResNet-18 (BatchNorm) and a scripted transformer with dropout; the plans a module can run give
-// the dp bits and the others are refused; eval, --save-logits and export round-trip through
-// Python; every bad input is refused before training, naming the file and the problem.
+// ResNet-18 (BatchNorm), a scripted transformer with dropout, and torchvision's MobileNetV2 and
+// VisionTransformer; the plans a module can run give the dp bits and the others are refused;
+// eval, --save-logits and export round-trip through Python; every bad input is refused before
+// training, naming the file and the problem.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -121,6 +122,22 @@ TEST_F(UserModel, ScriptedResNet18WithBatchNormEndsBitwiseEqualOnEveryWorldSize)
 
 TEST_F(UserModel, ScriptedTransformerWithDropoutEndsBitwiseEqualOnEveryWorldSize) {
   ExpectOneHashAcrossWorldSizesAndResizes(Job("transformer.pt", "tokens"));
+}
+
+// Two more of torchvision's own models, as a user would script them: MobileNetV2 (BatchNorm,
+// in-place ReLU6, a dropout classifier) and a VisionTransformer (nn.MultiheadAttention,
+// LayerNorm, GELU, dropout).
+TEST_F(UserModel, TorchvisionMobileNetAndVisionTransformerEndBitwiseEqualOnEveryWorldSize) {
+  for (const char* model : {"mobilenet_v2.pt", "vit.pt"}) {
+    const UserJob job = Job(model, "images");
+    const std::string reference = Train(job, 1);
+    ASSERT_FALSE(reference.empty()) << model;
+    EXPECT_EQ(Train(job, 2), reference) << model << ": W=2 differs from W=1";
+    EXPECT_EQ(Train(job, 3), reference) << model << ": W=3 differs from W=1";
+    UserJob other = job;
+    other.seed = 2;
+    EXPECT_NE(Train(other, 3), reference) << model;
+  }
 }
 
 TEST_F(UserModel, TracedModuleTrainsToo) {

@@ -71,6 +71,23 @@ def resnet18_1ch():
     return model
 
 
+def mobilenet_v2_1ch():
+    # torchvision's own code, untouched but for a 1-channel stem: BatchNorm, in-place ReLU6,
+    # inverted residuals and a dropout classifier.
+    model = torchvision.models.mobilenet_v2(num_classes=10)
+    model.features[0][0] = nn.Conv2d(1, 32, kernel_size=3, stride=2, padding=1, bias=False)
+    return model
+
+
+def vit_1ch():
+    # torchvision's VisionTransformer, small: nn.MultiheadAttention, LayerNorm, GELU, dropout.
+    model = torchvision.models.VisionTransformer(
+        image_size=28, patch_size=7, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64,
+        dropout=0.1, num_classes=10)
+    model.conv_proj = nn.Conv2d(1, 32, kernel_size=7, stride=7)
+    return model
+
+
 class CausalSelfAttention(nn.Module):
     # Written out rather than nn.TransformerEncoderLayer: 1.13's layer has a fused eval-mode
     # "fast path" whose kernels differ from the training path; this block is one code path.
@@ -160,6 +177,10 @@ def write_models(out):
     out.script("seq_cnn.pt", seq_cnn())
     torch.manual_seed(0)
     traced_mlp().save(out.path("traced_mlp.pt"))
+    torch.manual_seed(0)
+    out.script("mobilenet_v2.pt", mobilenet_v2_1ch())
+    torch.manual_seed(0)
+    out.script("vit.pt", vit_1ch())
 
 
 # ---- data ----
