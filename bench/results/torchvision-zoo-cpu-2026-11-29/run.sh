@@ -1,8 +1,10 @@
 #!/bin/bash
 # For each scripted model: W = 1, 2, 3 (E = 4) -> params_sha256 each; report equal or not.
+# Usage: run.sh AGENT DIR [MODEL...]   (DIR as written by make.py)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-agent=/work/main/build-agent/agent/elastic-agent
-cd /tmp/zoo
+agent=$(realpath "${1:?agent binary}")
+cd "${2:?directory make.py wrote}"
+shift 2
 for m in ${@:-mobilenet_v2 shufflenet squeezenet efficientnet_b0 mnasnet regnet densenet vgg11_bn vit_tiny}; do
   hashes=()
   for w in 1 2 3; do
