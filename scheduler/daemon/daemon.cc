@@ -98,6 +98,7 @@ CycleOptions CycleOptionsFrom(const DaemonConfig& config) {
   options.policy = config.policy;
   options.decision.quotas = config.quotas;
   options.decision.preempt_best_effort = config.preemption;
+  options.decision.preempt_for_rigid = config.preempt_for_rigid;
   options.decision.node_types = config.node_types;
   options.background.partition = config.background_partition;
   options.background.max_per_node = config.background_max_per_node;

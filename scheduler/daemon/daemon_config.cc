@@ -113,6 +113,7 @@ DaemonConfig Read(TomlReader& reader, std::string_view text) {
   if (auto v = reader.Double("scheduler.reconfig_penalty", 0.0, 1.0)) config.reconfig_penalty = *v;
   if (auto v = reader.Duration("scheduler.resize_cost")) config.resize_cost = *v;
   if (auto v = reader.Bool("scheduler.preemption")) config.preemption = *v;
+  if (auto v = reader.Bool("scheduler.preempt_for_rigid")) config.preempt_for_rigid = *v;
   config.quotas = ReadQuotas(reader, text);
   config.node_types = ReadNodeTypes(reader, text);
 

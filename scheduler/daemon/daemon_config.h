@@ -29,6 +29,9 @@ struct DaemonConfig {
   // Requeue best-effort elastic jobs when shrinking alone cannot start a guaranteed job within
   // its account's quota (resize_decision.h step 1).
   bool preemption = true;
+  // With preemption, also for a rigid job Slurm starts next (ResizeDecisionOptions::
+  // preempt_for_rigid): elastic best-effort jobs give back what the rigid queue needs.
+  bool preempt_for_rigid = true;
   // [quotas]: account = devices its guaranteed jobs may claim (sla_quota.h); nullopt without the
   // table, when every guaranteed job is within quota.
   std::optional<std::map<std::string, int>> quotas;

@@ -96,6 +96,11 @@ struct ResizeDecisionOptions {
   // Step 1 may preempt best-effort elastic jobs for a guaranteed job within quota that shrinking
   // alone cannot start (elasticd.toml [scheduler] preemption).
   bool preempt_best_effort = true;
+  // With preempt_best_effort, also for a rigid job (SlurmJob::elastic false) that Slurm starts
+  // next and that shrinking alone cannot start: elastic best-effort jobs use what the rigid queue
+  // leaves and give it back (elasticd.toml [scheduler] preempt_for_rigid). Such a victim must have
+  // held its nodes for min_resize_interval_s, so that no job is requeued again and again.
+  bool preempt_for_rigid = true;
   // Capability per node type (elasticd.toml [node_types], node_types.h) for the Policy of step 2.
   std::map<std::string, double> node_types;
 };

@@ -111,13 +111,18 @@ void RoomMaker::MakeRoomFor(const SlurmJob& waiting) {
     ShrinkFor(waiting, pool, Soon(pool), need);
     return;
   }
-  if (!Protected(waiting)) return;  // cannot start even so
   // Only for the job Slurm starts next: nodes freed for one further back would go to the jobs
   // ahead of it in Slurm's queue, and the preempted job's would be taken back (a loop).
+  const ResizeDecisionOptions& options = cycle_.options;
   const bool slurm_next = slurm_next_.at(waiting.partition) == waiting.job_id;
-  const bool preempt = cycle_.options.preempt_best_effort && slurm_next;
-  if (preempt && Preempt(waiting, pool, Soon(pool), need)) return;
-  // No best-effort growth onto what a guaranteed job waits for.
+  const bool for_rigid = !Protected(waiting) && !waiting.elastic && slurm_next &&
+                         options.preempt_best_effort && options.preempt_for_rigid;
+  if (!Protected(waiting) && !for_rigid) return;  // cannot start even so
+  const bool preempt = options.preempt_best_effort && slurm_next;
+  if (preempt && Preempt(waiting, pool, Soon(pool), need, for_rigid)) return;
+  // A rigid job that cannot start even so waits like any best-effort one (Slurm's plan keeps
+  // growth off its planned nodes); no best-effort growth onto what a guaranteed job waits for.
+  if (for_rigid) return;
   cycle_.Claim(pool, ListOf(Soon(pool)));
 }
 
@@ -205,14 +210,18 @@ void RoomMaker::ShrinkFor(const SlurmJob& waiting, PartitionPool& pool, std::set
 
 // Requeues best-effort jobs (ChooseVictims) and shrinks others for the rest of `need`; false
 // when even preempting every best-effort job would not start `waiting`.
-bool RoomMaker::Preempt(const SlurmJob& waiting, PartitionPool& pool, std::set<int> freed,
-                        int need) {
-  std::vector<Candidate*> victims = ChooseVictims(waiting, static_cast<int>(freed.size()), need);
+bool RoomMaker::Preempt(const SlurmJob& waiting, PartitionPool& pool, std::set<int> freed, int need,
+                        bool for_rigid) {
+  std::vector<Candidate*> victims =
+      ChooseVictims(waiting, static_cast<int>(freed.size()), need, for_rigid);
   if (victims.empty()) return false;
-  const std::string reason = "guaranteed job " + std::to_string(waiting.job_id) + " (" +
-                             std::to_string(need) + " nodes, within account " +
-                             waiting.account + "'s quota) cannot start by shrinking alone: " +
-                             std::to_string(freed.size()) + " idle node(s)";
+  const std::string who = for_rigid ? "rigid job " + std::to_string(waiting.job_id) + " (" +
+                                          std::to_string(need) + " nodes, Slurm's next)"
+                                    : "guaranteed job " + std::to_string(waiting.job_id) + " (" +
+                                          std::to_string(need) + " nodes, within account " +
+                                          waiting.account + "'s quota)";
+  const std::string reason =
+      who + " cannot start by shrinking alone: " + std::to_string(freed.size()) + " idle node(s)";
   for (Candidate* v : victims) {
     std::vector<std::string> names;
     for (int n : v->nodes) names.push_back(cycle_.nodes.Name(n));
@@ -227,14 +236,21 @@ bool RoomMaker::Preempt(const SlurmJob& waiting, PartitionPool& pool, std::set<i
 
 // The fewest best-effort jobs whose whole node sets, with `idle` nodes and what the others can
 // release by shrinking, reach `need`: each round the smallest job that completes it, else the
-// largest; empty if they cannot.
-std::vector<Candidate*> RoomMaker::ChooseVictims(const SlurmJob& waiting, int idle, int need) {
+// largest; empty if they cannot. For a rigid job, only jobs that have held their nodes for the
+// minimum resize interval.
+std::vector<Candidate*> RoomMaker::ChooseVictims(const SlurmJob& waiting, int idle, int need,
+                                                 bool for_rigid) {
   std::vector<Candidate*> open;
   int have = idle;
   for (Candidate* c : cycle_.InPartition(waiting.partition, false)) {
     have += ReleasableCount(*c);
     const bool untouched = c->nodes == c->original;
-    if (c->slurm->sla_class == SlaClass::kBestEffort && untouched) open.push_back(c);
+    const std::int64_t since =
+        std::max(c->slurm->start_time, static_cast<std::int64_t>(c->job->last_resize));
+    const bool settled = cycle_.view.now - since >= cycle_.options.min_resize_interval_s;
+    if (c->slurm->sla_class == SlaClass::kBestEffort && untouched && (settled || !for_rigid)) {
+      open.push_back(c);
+    }
   }
   auto extra = [&](const Candidate* c) {  // nodes its preemption adds to its shrink's
     return static_cast<int>(c->nodes.size()) - ReleasableCount(*c);

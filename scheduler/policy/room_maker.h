@@ -1,7 +1,8 @@
 // Step 1 of the resize decision (resize_decision.h): for each waiting job, in the order Slurm
 // starts them (guaranteed jobs within quota first), claim the idle nodes it will start on, or
 // shrink elastic jobs (least speedup lost per released node first) or preempt best-effort ones
-// so that it can start. The same whatever the policy of step 2. One cycle, one thread.
+// so that it can start (for a guaranteed job within quota, or for a rigid one under
+// preempt_for_rigid). The same whatever the policy of step 2. One cycle, one thread.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +33,10 @@ class RoomMaker {
   std::vector<ShrinkOffer> TakeOffers(const SlurmJob& waiting, std::set<int>& freed,
                                       int need);
   void ShrinkFor(const SlurmJob& waiting, PartitionPool& pool, std::set<int> freed, int need);
-  bool Preempt(const SlurmJob& waiting, PartitionPool& pool, std::set<int> freed, int need);
-  std::vector<Candidate*> ChooseVictims(const SlurmJob& waiting, int idle, int need);
+  bool Preempt(const SlurmJob& waiting, PartitionPool& pool, std::set<int> freed, int need,
+               bool for_rigid);
+  std::vector<Candidate*> ChooseVictims(const SlurmJob& waiting, int idle, int need,
+                                        bool for_rigid);
   int CandidateIndex(const Candidate& c) const {
     return static_cast<int>(&c - cycle_.candidates.data());
   }

@@ -41,6 +41,10 @@ struct SlurmJob {
   // --elastic-class as job_submit.lua recorded it at submission (AdminComment "class=");
   // best-effort for every job without that record.
   SlaClass sla_class = SlaClass::kBestEffort;
+  // Submitted with --elastic: job_submit.lua's bounds record is in its AdminComment. A job
+  // without it is rigid, and step 1 may make room for it by preempting best-effort elastic jobs
+  // (ResizeDecisionOptions::preempt_for_rigid).
+  bool elastic = false;
   SlurmJobState state = SlurmJobState::kOther;
   std::vector<std::string> nodes;  // running: allocated nodes, sorted by name
   std::string batch_host;          // running: never shrunk away

@@ -33,6 +33,7 @@ policy::SlurmJob ToSlurmJob(const SimSlurm& s, size_t j, std::uint32_t priority)
   out.partition = "main";
   out.account = job.tenant;
   out.sla_class = job.sla_class;
+  out.elastic = job.elastic;
   out.priority = priority;
   out.exclusive = s.WholeNodes(j);
   if (job.running()) {

@@ -127,6 +127,7 @@ policy::SlurmJob ToJob(const slurm_job_info_t& job) {
   out.admin_comment = Text(job.admin_comment);
   out.account = Text(job.account);
   out.sla_class = daemon::ParseRecordedClass(out.admin_comment).value_or(SlaClass::kBestEffort);
+  out.elastic = daemon::ParseNodeBounds(out.admin_comment).has_value();
   out.exclusive = job.shared == JOB_SHARED_NONE;
   out.requeue = job.requeue != 0;
   out.restarts = job.restart_cnt;

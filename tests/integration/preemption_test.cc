@@ -2,7 +2,8 @@
 // the 4-node cluster; a guaranteed job (-N 4: shrinking the other to its MIN of 1 frees only 3)
 // arrives and elasticd requeues the best-effort job, whose ranks checkpoint on Slurm's SIGTERM.
 // The guaranteed job runs within 60 s; the preempted job runs again after it, resumes from its
-// checkpoint and ends with the bits of one undisturbed process.
+// checkpoint and ends with the bits of one undisturbed process. A rigid job does the same when
+// Slurm starts it next ([scheduler] preempt_for_rigid).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -92,6 +93,36 @@ TEST_F(Preemption, AGuaranteedJobPreemptsTheBestEffortJobWhichResumesWithTheUndi
   const std::string expected = OneProcessParamsHash(reference);
   ASSERT_FALSE(expected.empty());
   EXPECT_EQ(LastParamsHash(text), expected) << text;
+  EXPECT_EQ(cluster().WaitForJob(hold, 10), "COMPLETED");
+}
+
+// Elastic best-effort jobs give back what Slurm's rigid queue needs ([scheduler]
+// preempt_for_rigid): a rigid -N 4 job, Slurm's next, that shrinking alone cannot start has the
+// grown job requeued; it runs within 60 s, and the requeued job resumes from its checkpoint.
+TEST_F(Preemption, ARigidJobSlurmStartsNextPreemptsTheBestEffortJobWhichResumes) {
+  TempDir dir;
+  const std::string config = dir.Write("job.toml", FmnistJobText(Job(dir, "job"))).string();
+  const std::string out = (dir.path() / "job.out").string();
+  const auto [job, hold] = GrowToAllFourNodes(config, out, "--requeue --open-mode=append");
+  ASSERT_FALSE(job.empty());
+  const std::string rigid = Submit("-N 4 --exclusive -o /dev/null --wrap 'sleep 10'");
+  const double waited = SecondsUntilRunning(rigid, ScaledSeconds(60));
+  const std::string log = Log();
+  ASSERT_GE(waited, 0.0) << Field(rigid, "Reason") << "\n" << log;
+  std::cout << "rigid job running " << waited << " s after submission\n";
+  EXPECT_NE(log.find("job " + job + " preempted (requeue): rigid job " + rigid +
+                     " (4 nodes, Slurm's next)"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(Field(job, "JobState"), "PENDING");
+  EXPECT_EQ(Field(job, "Restarts"), "1");
+  EXPECT_EQ(cluster().WaitForJob(rigid, ScaledSeconds(120)), "COMPLETED");
+  cluster().Run("scontrol update JobId=" + job + " StartTime=now");
+  const std::string state = cluster().WaitForJob(job, 900);
+  const std::string text = RunCommand("cat " + ShellQuote(out)).output;
+  ASSERT_EQ(state, "COMPLETED") << text << "\n" << Log();
+  EXPECT_TRUE(std::regex_search(text, std::regex("resuming from \\S+ckpt-000000\\d{4}\\.elck")))
+      << text;
   EXPECT_EQ(cluster().WaitForJob(hold, 10), "COMPLETED");
 }
 

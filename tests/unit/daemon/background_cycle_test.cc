@@ -42,6 +42,7 @@ policy::SlurmView View() {
   }
   view.jobs.push_back(Job(11, "main", policy::SlurmJobState::kRunning, {"n1", "n2"}));
   view.jobs.back().admin_comment = "elastic:nodes=0/1-2";
+  view.jobs.back().elastic = true;  // the record slurm_records reads
   view.jobs.push_back(Job(21, "bg", policy::SlurmJobState::kRunning, {"n2"}));
   view.jobs.push_back(Job(31, "main", policy::SlurmJobState::kRunning, {"n3"}));
   view.jobs.push_back(Job(22, "bg", policy::SlurmJobState::kPending, {}));

@@ -41,6 +41,7 @@ inline policy::SlurmView View(std::int64_t now, std::vector<std::string> nodes, 
   job.partition = "main";
   job.min_nodes = static_cast<int>(job.nodes.size());
   job.admin_comment = "elastic:nodes=0/1-4";
+  job.elastic = true;  // the record slurm_records reads
   view.jobs.push_back(job);
   return view;
 }

@@ -24,6 +24,7 @@ TEST(DaemonConfig, DefaultsArePinned) {
   EXPECT_EQ(c.min_resize_interval, milliseconds(60'000));
   EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.97);
   EXPECT_TRUE(c.preemption);
+  EXPECT_TRUE(c.preempt_for_rigid);
   EXPECT_FALSE(c.quotas.has_value());  // no [quotas]: every guaranteed job is within quota
 }
 
@@ -38,7 +39,8 @@ TEST(DaemonConfig, ReadsEveryKey) {
       "[daemon]\nsocket=\"/tmp/s\"\nstate_dir=\"/tmp/st\"\nlog_level=\"debug\"\n"
       "log_file=\"/tmp/l\"\nmunge_socket=\"/tmp/m\"\n[scheduler]\npolicy=\"rubick\"\n"
       "cycle_interval=\"500ms\"\nmin_resize_interval=\"2m\"\nreconfig_penalty=0.9\n"
-      "preemption=false\n[quotas]\nphysics=16\nbio-lab=0\n[node_types]\na100=2.0\nv100=1\n",
+      "preemption=false\npreempt_for_rigid=false\n[quotas]\nphysics=16\nbio-lab=0\n[node_types]"
+      "\na100=2.0\nv100=1\n",
       "full.toml");
   EXPECT_EQ(c.socket, "/tmp/s");
   EXPECT_EQ(c.state_dir, "/tmp/st");
@@ -50,6 +52,7 @@ TEST(DaemonConfig, ReadsEveryKey) {
   EXPECT_EQ(c.min_resize_interval, milliseconds(120'000));
   EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.9);
   EXPECT_FALSE(c.preemption);
+  EXPECT_FALSE(c.preempt_for_rigid);
   EXPECT_EQ(c.quotas, (std::map<std::string, int>{{"physics", 16}, {"bio-lab", 0}}));
   EXPECT_EQ(c.node_types, (std::map<std::string, double>{{"a100", 2.0}, {"v100", 1.0}}));
 }
@@ -101,6 +104,7 @@ TEST(DaemonConfig, InvalidInputTable) {
       {"[node_types]\n\"h 100\" = 3\n", "invalid node type name \"h 100\""},
       {"[quotas.physics]\ngpus = 4\n", "quotas.physics: expected an integer from 0"},
       {"[scheduler]\npreemption = \"yes\"\n", "scheduler.preemption"},
+      {"[scheduler]\npreempt_for_rigid = 1\n", "scheduler.preempt_for_rigid"},
   };
   ExpectConfigErrors(cases);
 }

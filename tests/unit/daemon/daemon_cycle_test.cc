@@ -192,6 +192,7 @@ struct GuaranteedArrives {
     waiting.account = "physics";
     waiting.sla_class = SlaClass::kGuaranteed;
     waiting.admin_comment = "elastic:nodes=0/4-4,class=guaranteed";
+    waiting.elastic = true;  // the record slurm_records reads
     view.jobs.push_back(waiting);
   }
 };
@@ -230,6 +231,7 @@ TEST(DaemonCycle, AGuaranteedJobsClassComesFromTheRecordAndItsQuotaReachesAdminC
   DaemonState state;
   policy::SlurmView view = View(1'000, {"n1", "n2"});
   view.jobs[0].admin_comment = "elastic:nodes=0/1-4,class=guaranteed";
+  view.jobs[0].elastic = true;  // the record slurm_records reads
   view.jobs[0].sla_class = SlaClass::kGuaranteed;
   view.jobs[0].account = "physics";
   ASSERT_TRUE(Call(state, 1'000,

@@ -89,6 +89,7 @@ TEST(DaemonCycle, ARegrownJobPendingAgainGetsItsOwnNodeRangeBack) {
   policy::SlurmView view = View(10'000, {}, 2);
   view.jobs[0] = PendingJob(11, 1, "BeginTime");
   view.jobs[0].admin_comment = "elastic:nodes=1/1-4";
+  view.jobs[0].elastic = true;  // the record slurm_records reads
   view.jobs[0].max_nodes = 1;  // what Slurm's requeue left
   view.jobs[0].restarts = 1;
   state.regrows[11] = {3, 10'000 - kRequeueSettleS};
@@ -132,6 +133,7 @@ TEST(DaemonCycle, AnElasticJobPendingAfterARequeueGetsItsOwnNodeRangeBack) {
   preempted.max_nodes = 4;
   preempted.restarts = 1;
   preempted.admin_comment = "elastic:nodes=4/2-4";
+  preempted.elastic = true;  // the record slurm_records reads
   EXPECT_EQ(restores(preempted), (std::vector<RangeRestore>{{11, 2, 4}}));
   DaemonState starting;
   starting.regrow_started[11] = 10'000 - kRegrowTimeoutS;

@@ -43,6 +43,7 @@ inline policy::SlurmJob RunningSlurmJob(std::uint32_t id, uid_t uid) {
   job.batch_host = "n1";
   job.partition = "main";
   job.admin_comment = "elastic:nodes=0/1-4";
+  job.elastic = true;  // the record slurm_records reads
   return job;
 }
 

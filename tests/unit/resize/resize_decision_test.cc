@@ -177,6 +177,7 @@ TEST_F(ResizeDecisionTest, AGrowByRequeueWaitsWhileAWaitingJobCouldTakeTheNodesM
   view_.jobs.back().gpus = 4;
   Running(9, {"n3", "n4"});
   Pending(8, 2);
+  options_.preempt_for_rigid = false;  // (else job 7, at its MIN, is requeued for job 8)
   ResizeDecision held = Decide();
   EXPECT_TRUE(held.proposals.empty());
   ASSERT_EQ(held.held_back.size(), 1u);
@@ -215,10 +216,17 @@ TEST_F(ResizeDecisionTest, NoShrinkWhenTheWaitingJobCannotStartAnyway) {
   Elastic(7, 2, 4);     // nothing above MIN
   Running(8, {"n3"});
   Pending(9, 3);
+  options_.preempt_for_rigid = false;
   ResizeDecision decision = Decide();
   ASSERT_EQ(decision.proposals.size(), 1u);  // no shrink; n4 is planned for nobody, so job 7 grows
   EXPECT_EQ(decision.proposals[0].kind, ResizeKind::kGrow);
   EXPECT_EQ(decision.proposals[0].changed_nodes, (std::vector<std::string>{"n4"}));
+  // By default the rigid job 9, Slurm's next, has job 7 requeued: its 2 nodes and n4 start it.
+  options_.preempt_for_rigid = true;
+  decision = Decide();
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job_id, 7u);
+  EXPECT_TRUE(decision.proposals.empty());
 }
 
 TEST_F(ResizeDecisionTest, JobWaitingOnDependencyIsIgnored) {

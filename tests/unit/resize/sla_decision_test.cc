@@ -1,7 +1,8 @@
 // SLA classes in elasticd's live resize decision (resize_decision.h step 1, sla_quota.h):
 // guaranteed jobs within their account's quota are served first, preempt best-effort elastic
 // jobs (the fewest, whole) when shrinking alone cannot start them, never preempt guaranteed or
-// busy jobs, and keep growth off the nodes they wait for; quotas claim minimums oldest first.
+// busy jobs, and keep growth off the nodes they wait for; a rigid job Slurm starts next preempts
+// settled best-effort elastic jobs too; quotas claim minimums oldest first.
 #include <gtest/gtest.h>
 
 #include "scheduler/policy/resize_decision.h"
@@ -71,10 +72,38 @@ TEST_F(SlaDecisionTest, AGuaranteedJobThatShrinkingCannotStartPreemptsTheBestEff
   EXPECT_TRUE(decision.proposals.empty());  // no shrink order for a job being requeued
 }
 
-TEST_F(SlaDecisionTest, ABestEffortJobWaitingTheSameWayPreemptsNobody) {
+TEST_F(SlaDecisionTest, ABestEffortElasticJobWaitingTheSameWayPreemptsNobody) {
   Running(7, {"n1", "n2", "n3", "n4", "n5", "n6"});
   Elastic(7, 3, 6);
-  Waiting(9, 6, SlaClass::kBestEffort);
+  Waiting(9, 6, SlaClass::kBestEffort).elastic = true;
+  EXPECT_TRUE(Decide().preemptions.empty());
+}
+
+// Elastic best-effort jobs use what Slurm's rigid queue leaves (job_submit.lua's nice) and give
+// it back: a rigid job Slurm starts next that shrinking alone cannot start preempts them, as a
+// guaranteed one does, but only jobs that have held their nodes for the minimum resize interval.
+TEST_F(SlaDecisionTest, ARigidJobSlurmStartsNextPreemptsSettledBestEffortElasticJobs) {
+  Running(7, {"n1", "n2", "n3", "n4"});
+  Elastic(7, 4, 6);  // at its minimum
+  Running(8, {"n5", "n6"}, SlaClass::kGuaranteed);
+  Elastic(8, 2, 6);
+  Waiting(9, 4, SlaClass::kBestEffort);  // rigid: no bounds record
+  ResizeDecision decision = Decide();
+  EXPECT_EQ(Preempted(decision), (std::vector<std::uint32_t>{7}));  // never the guaranteed 8
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_NE(decision.preemptions[0].reason.find("rigid job 9 (4 nodes, Slurm's next)"),
+            std::string::npos)
+      << decision.preemptions[0].reason;
+  view_.jobs[0].start_time = kNow - 30;  // started within the interval: kept
+  EXPECT_TRUE(Decide().preemptions.empty());
+  view_.jobs[0].start_time = kNow - 3600;
+  jobs_[0].last_resize = kNow - 30;  // resized within the interval: kept
+  EXPECT_TRUE(Decide().preemptions.empty());
+  jobs_[0].last_resize = 0;
+  options_.preempt_for_rigid = false;
+  EXPECT_TRUE(Decide().preemptions.empty());
+  options_.preempt_for_rigid = true;
+  options_.preempt_best_effort = false;  // preemption off altogether
   EXPECT_TRUE(Decide().preemptions.empty());
 }
 
@@ -106,7 +135,7 @@ TEST_F(SlaDecisionTest, TheFewestJobsGoTheSmallestThatCompletesTheNeed) {
 TEST_F(SlaDecisionTest, OnlyTheJobSlurmStartsNextPreempts) {
   Running(7, {"n1", "n2", "n3", "n4", "n5", "n6"});
   Elastic(7, 3, 6);
-  Waiting(8, 6, SlaClass::kBestEffort, 1000);
+  Waiting(8, 6, SlaClass::kBestEffort, 1000).elastic = true;
   Waiting(9, 6, SlaClass::kGuaranteed, 10);
   EXPECT_TRUE(Decide().preemptions.empty());
   view_.jobs[1].priority = 1;  // now job 9 is Slurm's next start
@@ -137,7 +166,7 @@ TEST_F(SlaDecisionTest, NoPreemptionWhenItIsOffAndNoGrowthOntoWhatTheGuaranteedJ
 TEST_F(SlaDecisionTest, AGuaranteedJobOverItsAccountsQuotaIsServedAsBestEffort) {
   Running(7, {"n1", "n2", "n3", "n4", "n5", "n6"});
   Elastic(7, 3, 6);
-  Waiting(9, 6, SlaClass::kGuaranteed, 100, "physics");
+  Waiting(9, 6, SlaClass::kGuaranteed, 100, "physics").elastic = true;  // (a rigid one preempts)
   options_.quotas = std::map<std::string, int>{{"physics", 5}};
   EXPECT_TRUE(Decide().preemptions.empty());
   options_.quotas = std::map<std::string, int>{{"physics", 6}};

@@ -239,10 +239,12 @@ TEST(ToJob, PendingJobWithBackfillPlan) {
   EXPECT_EQ(out.name, "");  // null strings become empty
   EXPECT_EQ(out.account, "");
   EXPECT_EQ(out.sla_class, SlaClass::kBestEffort);  // no record: best-effort
+  EXPECT_FALSE(out.elastic);                        // ... and rigid
   EXPECT_FALSE(out.exclusive);
 }
 
-// The account and job_submit.lua's class record: what quotas and preemption read.
+// The account and job_submit.lua's record (class, and that the job is elastic): what quotas and
+// preemption read.
 TEST(ToJob, AccountAndTheRecordedClass) {
   slurm_job_info_t job{};
   job.job_id = 44;
@@ -252,10 +254,13 @@ TEST(ToJob, AccountAndTheRecordedClass) {
   policy::SlurmJob out = ToJob(job);
   EXPECT_EQ(out.account, "physics");
   EXPECT_EQ(out.sla_class, SlaClass::kGuaranteed);
+  EXPECT_TRUE(out.elastic);  // job_submit.lua's bounds record: submitted with --elastic
   job.admin_comment = const_cast<char*>("elastic:est=8,nodes=2/1-4,class=gold,last=0");
   EXPECT_EQ(ToJob(job).sla_class, SlaClass::kBestEffort);  // not a class word
+  EXPECT_TRUE(ToJob(job).elastic);
   job.admin_comment = const_cast<char*>("class=guaranteed");  // not an elastic: record
   EXPECT_EQ(ToJob(job).sla_class, SlaClass::kBestEffort);
+  EXPECT_FALSE(ToJob(job).elastic);
 }
 
 TEST(ToJob, FinishedJobIsNotLive) {
