@@ -41,7 +41,22 @@ class Preemption : public ElasticdClusterSuite {
     }
     return -1.0;
   }
+
+  // Once `preemptor` has completed, starts the requeued `job` at once (without Slurm's requeue
+  // delay) and waits for it to end; returns its output file's text, "" unless it completed.
+  static std::string RunAgainAfter(const std::string& preemptor, const std::string& job,
+                                   const std::string& out) {
+    EXPECT_EQ(cluster().WaitForJob(preemptor, ScaledSeconds(120)), "COMPLETED");
+    cluster().Run("scontrol update JobId=" + job + " StartTime=now");
+    const std::string state = cluster().WaitForJob(job, 900);
+    const std::string text = RunCommand("cat " + ShellQuote(out)).output;
+    EXPECT_EQ(state, "COMPLETED") << text << "\n" << Log();
+    return state == "COMPLETED" ? text : "";
+  }
 };
+
+// The line a resumed agent prints, naming the checkpoint its ranks wrote on SIGTERM.
+const std::regex kResumed("resuming from \\S+ckpt-000000\\d{4}\\.elck");
 
 FmnistJob Job(const TempDir& dir, const std::string& name) {
   FmnistJob job;
@@ -77,16 +92,11 @@ TEST_F(Preemption, AGuaranteedJobPreemptsTheBestEffortJobWhichResumesWithTheUndi
   EXPECT_EQ(Field(job, "JobState"), "PENDING");  // requeued, not cancelled
   EXPECT_EQ(Field(job, "Restarts"), "1");
 
-  // After the guaranteed job, the preempted one runs again (start it without Slurm's requeue
-  // delay) and resumes from the checkpoint its ranks wrote on SIGTERM.
-  EXPECT_EQ(cluster().WaitForJob(guaranteed, ScaledSeconds(120)), "COMPLETED");
-  cluster().Run("scontrol update JobId=" + job + " StartTime=now");
-  const std::string state = cluster().WaitForJob(job, 900);
-  const std::string text = RunCommand("cat " + ShellQuote(out)).output;
-  ASSERT_EQ(state, "COMPLETED") << text << "\n" << Log();
+  // After the guaranteed job, the preempted one runs again and resumes from its checkpoint.
+  const std::string text = RunAgainAfter(guaranteed, job, out);
+  ASSERT_FALSE(text.empty());
   std::smatch resumed;
-  const std::regex checkpoint("resuming from \\S+ckpt-000000\\d{4}\\.elck");
-  EXPECT_TRUE(std::regex_search(text, resumed, checkpoint)) << text;
+  EXPECT_TRUE(std::regex_search(text, resumed, kResumed)) << text;
   if (!resumed.empty()) std::cout << resumed[0] << "\n";  // for the record: where it resumed
   const std::string reference =
       dir.Write("reference.toml", FmnistJobText(Job(dir, "reference"))).string();
@@ -116,13 +126,9 @@ TEST_F(Preemption, ARigidJobSlurmStartsNextPreemptsTheBestEffortJobWhichResumes)
       << log;
   EXPECT_EQ(Field(job, "JobState"), "PENDING");
   EXPECT_EQ(Field(job, "Restarts"), "1");
-  EXPECT_EQ(cluster().WaitForJob(rigid, ScaledSeconds(120)), "COMPLETED");
-  cluster().Run("scontrol update JobId=" + job + " StartTime=now");
-  const std::string state = cluster().WaitForJob(job, 900);
-  const std::string text = RunCommand("cat " + ShellQuote(out)).output;
-  ASSERT_EQ(state, "COMPLETED") << text << "\n" << Log();
-  EXPECT_TRUE(std::regex_search(text, std::regex("resuming from \\S+ckpt-000000\\d{4}\\.elck")))
-      << text;
+  const std::string text = RunAgainAfter(rigid, job, out);
+  ASSERT_FALSE(text.empty());
+  EXPECT_TRUE(std::regex_search(text, kResumed)) << text;
   EXPECT_EQ(cluster().WaitForJob(hold, 10), "COMPLETED");
 }
 
