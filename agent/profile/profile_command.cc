@@ -104,6 +104,7 @@ PreparedRun PrepareRun(const ProfileConfig& config, const JobConfig& job,
   settings.cpu_threads = run.cpu_threads > 0 ? run.cpu_threads : job.train.cpu_threads;
   settings.steps = config.warmup_steps + config.measured_steps;
   settings.data_path = job.data.path;
+  settings.torchscript = job.model.torchscript;
   settings.host_probe = config.host_probe;
   prepared.job_file = runs_dir / (run.label + ".toml");
   WriteFile(prepared.job_file, JobTomlForRun(job_text, config.job_path, settings));

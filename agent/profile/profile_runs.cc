@@ -35,10 +35,14 @@ std::string JobTomlForRun(std::string_view job_text, const std::string& source_n
   train.insert_or_assign("steps", settings.steps);
   train.insert_or_assign("log_every", std::int64_t{1});
   train.insert_or_assign("host_probe", settings.host_probe);
-  // Relative paths would now resolve against the run file's directory: data.path is made
-  // absolute; train.perf_model (the supervisor's fitted.json, unused by `train`) is dropped.
+  // Relative paths would now resolve against the run file's directory: data.path and
+  // model.torchscript are made absolute; train.perf_model (the supervisor's fitted.json, unused
+  // by `train`) is dropped.
   train.erase("perf_model");
   table("data").insert_or_assign("path", settings.data_path);
+  if (!settings.torchscript.empty()) {
+    table("model").insert_or_assign("torchscript", settings.torchscript);
+  }
   root.erase("checkpoint");
   std::ostringstream text;
   text << root << "\n";

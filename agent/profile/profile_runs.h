@@ -21,12 +21,13 @@ struct RunSettings {
   std::int64_t cpu_threads = 1;
   std::int64_t steps = 1;  // warm-up plus measured
   std::string data_path;   // absolute: the generated file lives elsewhere than the job's
+  std::string torchscript;  // model.torchscript made absolute; "" for a built-in model
   bool host_probe = false;  // train.host_probe: progress lines carry probe_ms
 };
 
 // The job file `job_text` with train.plan/ests/threads/cpu_threads/steps set from `settings`,
 // train.log_every = 1 (a progress line, with its samples/s, after every step), train.host_probe
-// as `settings` has it, data.path made
+// as `settings` has it, data.path (and model.torchscript, when given) made
 // absolute, train.perf_model and the [checkpoint] table removed (a profile run must neither
 // resume from nor leave checkpoints). Every other key is kept as the job has it.
 std::string JobTomlForRun(std::string_view job_text, const std::string& source_name,

@@ -86,8 +86,9 @@ double TensorParallelUnsplit(const JobConfig& config, Model& whole, const torch:
                              const torch::Tensor& targets, torch::Device device, int warmup,
                              int reps) {
   TensorParallelShard shard{0, 2, [](const torch::Tensor& partial) { return partial.clone(); }};
+  // Asked of the model already built, so that a model without a tp form is never built twice.
+  if (whole.CannotSplitAcrossRanks() || whole.TensorParallelUnsupported(shard)) return 0;
   std::shared_ptr<Model> half = MakeSeededModel(config, device);
-  if (half->CannotSplitAcrossRanks() || half->TensorParallelUnsupported(shard)) return 0;
   half->UseTensorParallel(shard);
   half->train();
   const std::vector<double> seconds =

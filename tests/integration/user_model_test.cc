@@ -179,6 +179,28 @@ TEST_F(UserModel, PlansGiveTheDpBitsOrARefusalNamingThePlan) {
 
 // Eval per class (the same report whatever W trained it), the logits it saves, and the exported
 // module, which Python's torch.jit.load runs to the same logits bit for bit.
+// `elastic-agent profile` (Rubick's profiling runs) trains a user's module named relative to the
+// job file: each run's job file lives elsewhere, so the module's path goes there absolute.
+TEST_F(UserModel, ProfileRunsAModuleNamedRelativeToTheJobFile) {
+  const std::string module = fs::relative(Artifact("seq_cnn.pt"), dir_.path()).string();
+  ASSERT_EQ(module.rfind("..", 0), 0u) << module;  // relative indeed
+  dir_.Write("relative.toml", "[model]\ntorchscript = \"" + module + "\"\n[data]\npath = \"" +
+                                  Artifact("images").string() +
+                                  "\"\n[train]\nests = 4\nglobal_batch = 32\nlr = 0.05\n"
+                                  "seed = 1\nsteps = 10\nthreads = 1\n");
+  const fs::path profile =
+      dir_.Write("profile.toml",
+                 "job = \"relative.toml\"\nwarmup_steps = 1\nmeasured_steps = 2\n"
+                 "host_probe = false\n[[run]]\nworkers = 1\nplan = \"dp\"\n");
+  const fs::path out = dir_.path() / "profile";
+  const CommandResult run = RunCommand(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 300 " + AgentPath() +
+      " profile --config " + ShellQuote(profile.string()) + " --out " + ShellQuote(out.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("profile: [1/1] w1-tjob-dp"), std::string::npos) << run.output;
+  EXPECT_TRUE(fs::exists(out / "points.json")) << run.output;
+}
+
 TEST_F(UserModel, EvalAndExportRoundTripThroughPython) {
   std::string reports[2];
   for (int i = 0; i < 2; ++i) {

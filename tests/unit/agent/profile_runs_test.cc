@@ -102,6 +102,23 @@ TEST(JobTomlForRun, TurnsTheHostProbeOnWhenAsked) {
   EXPECT_TRUE(ParseJobConfig(reader, no_env, "/elsewhere", CheckTrainingData).train.host_probe);
 }
 
+// A user's module named relative to the job file still loads from the run file elsewhere.
+TEST(JobTomlForRun, MakesTheTorchScriptPathAbsolute) {
+  RunSettings settings;
+  settings.plan = "dp";
+  settings.data_path = "/data/shards";
+  settings.torchscript = "/home/u/job/model.pt";
+  const std::string text = JobTomlForRun(
+      "[model]\ntorchscript = \"model.pt\"\n[data]\npath = \"shards\"\n[train]\nests = 4\n"
+      "global_batch = 16\n",
+      "job.toml", settings);
+  TomlReader reader = TomlReader::FromString(text, "run.toml");
+  EnvLookup no_env = [](std::string_view) { return std::optional<std::string>(); };
+  const JobConfig config = ParseJobConfig(reader, no_env, "/elsewhere");  // paths only
+  EXPECT_EQ(config.model.torchscript, "/home/u/job/model.pt");
+  EXPECT_EQ(config.data.path, "/data/shards");
+}
+
 TEST(StepRates, ReadsTheProbeTimeWhereTheLineHasOne) {
   std::vector<StepRate> rates = ParseStepRates(
       "step=1 loss=2.3 samples_per_s=900.0 probe_ms=2.125\n"
