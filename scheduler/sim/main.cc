@@ -30,7 +30,8 @@ bool WriteFile(const std::string& path, const std::string& text) {
 // with the resize options elasticd would run (interval, penalty, cost, preemption).
 elastic::Result<std::unique_ptr<elastic::policy::Policy>> MakeReplayPolicy(
     const std::string& name, bool live, const elastic::policy::PolicyOptions& policy_options,
-    const elastic::sim::SimOptions& options, elastic::sim::SlurmSite site) {
+    const elastic::sim::SimOptions& options, elastic::sim::SlurmSite site,
+    bool preempt_for_rigid) {
   using Made = elastic::Result<std::unique_ptr<elastic::policy::Policy>>;
   if (!live) return elastic::policy::MakePolicy(name, policy_options);
   elastic::policy::ResizeDecisionOptions decision;
@@ -38,6 +39,7 @@ elastic::Result<std::unique_ptr<elastic::policy::Policy>> MakeReplayPolicy(
   decision.reconfig_penalty = policy_options.reconfigure_threshold;
   decision.resize_cost_s = options.resize_cost_s;
   decision.preempt_best_effort = policy_options.preempt_best_effort;
+  decision.preempt_for_rigid = preempt_for_rigid;
   auto made = elastic::sim::LivePathPolicy::Make(name, decision, site);
   if (!made) return Made::Fail(made.error);
   return Made::Ok(std::move(*made));
@@ -83,6 +85,9 @@ int Run(int argc, char** argv) {
       "no-elastic-nice", po::bool_switch(),
       "--live: a site without etc/job_submit.lua's nice, so elastic jobs keep their place in "
       "Slurm's queue (ablation)")(
+      "no-preempt-for-rigid", po::bool_switch(),
+      "--live: elasticd with [scheduler] preempt_for_rigid = false, so only guaranteed jobs "
+      "preempt (ablation)")(
       "cpu-need-max", po::value(&options.cpu_need_max)->default_value(0.0),
       "per-job CPU threads per capability-1 device for full speed, drawn in "
       "[--cpu-need-min, this] (0: CPUs never change speed)")(
@@ -123,7 +128,8 @@ int Run(int argc, char** argv) {
   }
   elastic::sim::SlurmSite site;
   site.elastic_jobs_yield = !vm["no-elastic-nice"].as<bool>();
-  auto made = MakeReplayPolicy(policy_name, live, policy_options, options, site);
+  auto made = MakeReplayPolicy(policy_name, live, policy_options, options, site,
+                               !vm["no-preempt-for-rigid"].as<bool>());
   if (!made) {
     std::cerr << "elastic-sim: --policy: " << made.error << "\n";
     return 2;
