@@ -102,8 +102,7 @@ double TensorParallelUnsplit(const JobConfig& config, Model& whole, const torch:
 
 SplitShares MeasureSplitShares(const JobConfig& config, int warmup, int reps) {
   JobConfig timed = config;
-  timed.train.threads = 1;
-  ConfigureTorchRuntime(timed);
+  timed.train.threads = 1;  // MakeSeededModel configures the runtime with it
   const torch::Device device = TrainingDevice(config);
   std::shared_ptr<Model> model = MakeSeededModel(timed, device);
   model->train();

@@ -121,8 +121,8 @@ double TensorParallelShare(const ModelDesc& model, int t) {
 }
 
 double PipelinePassFactor(const ModelDesc& model, int p, int m) {
+  if (model.block_shares.empty() || p <= 1) return static_cast<double>(m + p - 1) / p;
   const auto blocks = static_cast<int>(model.block_shares.size());
-  if (blocks != model.layers || p <= 1) return static_cast<double>(m + p - 1) / p;
   double slowest = 0;
   for (int stage = 0; stage < p; ++stage) {
     double share = 0;

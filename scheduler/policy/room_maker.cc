@@ -115,9 +115,10 @@ void RoomMaker::MakeRoomFor(const SlurmJob& waiting) {
   // ahead of it in Slurm's queue, and the preempted job's would be taken back (a loop).
   const ResizeDecisionOptions& options = cycle_.options;
   const bool slurm_next = slurm_next_.at(waiting.partition) == waiting.job_id;
-  const bool for_rigid = !Protected(waiting) && !waiting.elastic && slurm_next &&
+  const bool guaranteed = Protected(waiting);
+  const bool for_rigid = !guaranteed && !waiting.elastic && slurm_next &&
                          options.preempt_best_effort && options.preempt_for_rigid;
-  if (!Protected(waiting) && !for_rigid) return;  // cannot start even so
+  if (!guaranteed && !for_rigid) return;  // cannot start even so
   const bool preempt = options.preempt_best_effort && slurm_next;
   if (preempt && Preempt(waiting, pool, Soon(pool), need, for_rigid)) return;
   // A rigid job that cannot start even so waits like any best-effort one (Slurm's plan keeps
