@@ -49,6 +49,17 @@ void ApplyPreemptions(const std::vector<policy::Preemption>& preemptions) {
   }
 }
 
+// Step 0's writes: each waiting elastic job's nice back to its submitter's own.
+void ApplyNiceLifts(const std::vector<policy::NiceLift>& lifts) {
+  for (const policy::NiceLift& lift : lifts) {
+    std::string error = slurm::SetNice(lift.job_id, lift.nice);
+    Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
+        "job " + std::to_string(lift.job_id) +
+            (error.empty() ? " nice lifted" : " nice not lifted") + " (Nice=" +
+            std::to_string(lift.nice) + "): " + lift.reason + (error.empty() ? "" : ": " + error));
+  }
+}
+
 // Grows by requeue (regrow.h): requeue the jobs to grow (their agents checkpoint on Slurm's
 // SIGTERM), start the ones requeued earlier on their new node count, and give requeued elastic
 // jobs their own node range back.

@@ -99,6 +99,7 @@ CycleOptions CycleOptionsFrom(const DaemonConfig& config) {
   options.decision.quotas = config.quotas;
   options.decision.preempt_best_effort = config.preemption;
   options.decision.preempt_for_rigid = config.preempt_for_rigid;
+  options.decision.nice_lift = {config.elastic_nice, config.nice_lift_after};
   options.decision.node_types = config.node_types;
   options.background.partition = config.background_partition;
   options.background.max_per_node = config.background_max_per_node;
@@ -217,12 +218,13 @@ void StartCycle(const DaemonConfig& config, DaemonState& state, SlurmWorker& wor
         [&config, comments = std::move(result.admin_comments), live = std::move(live),
          now = read.view.now, bg_nodes = std::move(result.background_partition_nodes),
          give_ways = std::move(result.background_give_way),
-         preemptions = std::move(result.preemptions),
+         preemptions = std::move(result.preemptions), nice_lifts = std::move(result.nice_lifts),
          regrow_requeues = std::move(result.regrow_requeues),
          regrow_starts = std::move(result.regrow_starts),
          range_restores = std::move(result.range_restores)] {
           try {
             ApplyPreemptions(preemptions);
+            ApplyNiceLifts(nice_lifts);
             ApplyRegrows(regrow_requeues, regrow_starts, range_restores);
             ApplyBackgroundPlan(config, bg_nodes, give_ways);
           } catch (const std::exception& e) {

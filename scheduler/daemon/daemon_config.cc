@@ -114,6 +114,8 @@ DaemonConfig Read(TomlReader& reader, std::string_view text) {
   if (auto v = reader.Duration("scheduler.resize_cost")) config.resize_cost = *v;
   if (auto v = reader.Bool("scheduler.preemption")) config.preemption = *v;
   if (auto v = reader.Bool("scheduler.preempt_for_rigid")) config.preempt_for_rigid = *v;
+  if (auto v = reader.Integer("scheduler.elastic_nice", 0, 1'000'000'000)) config.elastic_nice = *v;
+  if (auto v = reader.Double("scheduler.nice_lift_after", 0.0, 1e6)) config.nice_lift_after = *v;
   config.quotas = ReadQuotas(reader, text);
   config.node_types = ReadNodeTypes(reader, text);
 

@@ -32,6 +32,10 @@ struct DaemonConfig {
   // With preemption, also for a rigid job Slurm starts next (ResizeDecisionOptions::
   // preempt_for_rigid): elastic best-effort jobs give back what the rigid queue needs.
   bool preempt_for_rigid = true;
+  // etc/job_submit.lua's ELASTIC_NICE, and the wait in multiples of a job's time limit after
+  // which elasticd takes it back from a waiting elastic job (0 = never; policy/nice_lift.h).
+  std::int64_t elastic_nice = 1'000'000;
+  double nice_lift_after = 6.0;
   // [quotas]: account = devices its guaranteed jobs may claim (sla_quota.h); nullopt without the
   // table, when every guaranteed job is within quota.
   std::optional<std::map<std::string, int>> quotas;

@@ -115,8 +115,8 @@ void RecordHeldBack(DaemonState& state, const policy::HeldBack& held, std::int64
   state.Record(now, held.job_id, "held", held.reason);
 }
 
-// The decision carried out: orders to supervisors, grows by requeue, held-back grows and
-// preemptions recorded; the requeues go to the daemon in `result`.
+// The decision carried out: orders to supervisors, grows by requeue, held-back grows,
+// preemptions and nice lifts recorded; the requeues and nice writes go to the daemon in `result`.
 void Carry(DaemonState& state, policy::ResizeDecision decision, std::int64_t now,
            CycleResult& result) {
   for (const policy::ResizeProposal& order : decision.proposals) {
@@ -131,6 +131,11 @@ void Carry(DaemonState& state, policy::ResizeDecision decision, std::int64_t now
     RecordPreemption(state, preemption, now);
   }
   result.preemptions = std::move(decision.preemptions);
+  for (const policy::NiceLift& lift : decision.nice_lifts) {
+    state.Record(now, lift.job_id, "nice",
+                 "Nice=" + std::to_string(lift.nice) + ": " + lift.reason);
+  }
+  result.nice_lifts = std::move(decision.nice_lifts);
 }
 
 }  // namespace

@@ -50,6 +50,8 @@ struct CycleResult {
   std::vector<policy::GiveWay> background_give_way;
   // Best-effort elastic jobs to requeue for a guaranteed job (resize_decision.h step 1).
   std::vector<policy::Preemption> preemptions;
+  // Waiting elastic jobs given back job_submit.lua's nice (resize_decision.h step 0).
+  std::vector<policy::NiceLift> nice_lifts;
   // Grows by requeue (policy::ResizeProposal::via_requeue): jobs to requeue now, and jobs
   // requeued earlier that Slurm shows pending, to start at once on this many nodes.
   std::vector<std::uint32_t> regrow_requeues;

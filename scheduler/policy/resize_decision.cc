@@ -51,7 +51,9 @@ ResizeDecision Decide(const SlurmView& view, const std::vector<ElasticJob>& jobs
   ResizeCycle cycle(view, jobs, options);
   RoomMaker(cycle, jobs).Run();
   ResizeGrowth(cycle, policy).Run();
-  return Finish(cycle);
+  ResizeDecision decision = Finish(cycle);
+  decision.nice_lifts = ChooseNiceLifts(view, options.nice_lift);
+  return decision;
 }
 
 }  // namespace

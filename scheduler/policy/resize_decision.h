@@ -5,6 +5,9 @@
 // benchmarks drive it alike.
 //
 // One cycle, per partition:
+//  0. Waiting elastic jobs that have waited `nice_lift` times their time limit behind the rigid
+//     queue get job_submit.lua's nice taken back (nice_lift.h); Slurm reorders them from its
+//     next pass, so steps 1 and 2 still see this cycle's order.
 //  1. Waiting jobs (pending with reason Resources or Priority), guaranteed jobs within their
 //     account's quota first (sla_quota.h), each group in Slurm's priority order: a job
 //     whose minimum fits the idle nodes left claims them (Slurm starts it on its next pass; nobody
@@ -59,6 +62,7 @@
 #include <vector>
 
 #include "scheduler/policy/live_policy.h"
+#include "scheduler/policy/nice_lift.h"
 #include "scheduler/policy/slurm_view.h"
 
 namespace elastic::policy {
@@ -103,6 +107,9 @@ struct ResizeDecisionOptions {
   bool preempt_for_rigid = true;
   // Capability per node type (elasticd.toml [node_types], node_types.h) for the Policy of step 2.
   std::map<std::string, double> node_types;
+  // Step 0: waiting elastic jobs whose job_submit.lua nice has lasted long enough (nice_lift.h;
+  // elasticd.toml [scheduler] elastic_nice, nice_lift_after).
+  NiceLiftOptions nice_lift;
 };
 
 enum class ResizeKind { kGrow, kShrink };
@@ -139,6 +146,7 @@ struct ResizeDecision {
   std::vector<ResizeProposal> proposals;
   std::vector<HeldBack> held_back;
   std::vector<Preemption> preemptions;
+  std::vector<NiceLift> nice_lifts;  // step 0 (nice_lift.h)
 };
 
 // REQUIRES: every ElasticJob's id names a running job in `view` (others are ignored).

@@ -54,6 +54,11 @@ struct SlurmJob {
   // Pending: why it waits (Slurm's reason string, e.g. "Resources", "Priority", "Dependency",
   // "JobHeldUser", "BeginTime"). Only "Resources" and "Priority" jobs wait for nodes.
   std::string reason;
+  std::int64_t submit_time = 0;   // unix seconds, as Slurm reports it
+  std::int64_t time_limit_s = 0;  // the job's time limit; 0 = none (unlimited)
+  // The nice value (Slurm's, without its NICE_OFFSET): the submitter's own plus, for a foreground
+  // elastic job, job_submit.lua's ELASTIC_NICE until elasticd lifts it (nice_lift.h).
+  std::int64_t nice = 0;
   std::int64_t start_time = 0;            // running: actual; pending: Slurm's expected (0 = none)
   std::int64_t end_time = 0;              // running: start + time limit (0 = unlimited)
   std::vector<std::string> sched_nodes;   // pending: nodes the backfill plan gave it (may be empty)

@@ -26,10 +26,15 @@ std::string NodeName(size_t node) {
   return name;
 }
 
-policy::SlurmJob ToSlurmJob(const SimSlurm& s, size_t j, std::uint32_t priority) {
+policy::SlurmJob ToSlurmJob(const SimSlurm& s, size_t j, std::uint32_t priority,
+                            std::int64_t elastic_nice) {
   const JobState& job = s.jobs()[j];
   policy::SlurmJob out;
   out.job_id = static_cast<std::uint32_t>(j + 1);
+  out.submit_time = Unix(job.submit_time_s);
+  // The model's run time at the request stands in for the time limit, as for end times.
+  out.time_limit_s = std::max<std::int64_t>(1, std::llround(job.expected_runtime_s));
+  out.nice = s.Yields(j) ? elastic_nice : 0;
   out.partition = "main";
   out.account = job.tenant;
   out.sla_class = job.sla_class;
@@ -77,7 +82,7 @@ std::vector<policy::ElasticJob> Registry(const SimSlurm& s) {
 
 // What elasticd reads from Slurm: nodes n00000.. (a node some job uses has CPUs allocated in
 // proportion to its devices held), running jobs on them, the pending queue.
-policy::SlurmView ToSlurmView(const SimSlurm& s, double now) {
+policy::SlurmView ToSlurmView(const SimSlurm& s, double now, std::int64_t elastic_nice) {
   policy::SlurmView view;
   view.now = Unix(now);
   for (size_t n = 0; n < s.cluster().nodes.size(); ++n) {
@@ -99,16 +104,26 @@ policy::SlurmView ToSlurmView(const SimSlurm& s, double now) {
   }
   for (size_t j = 0; j < s.jobs().size(); ++j) {
     if (s.Requeued(j)) continue;
-    view.jobs.push_back(ToSlurmJob(s, j, priority[j]));
+    view.jobs.push_back(ToSlurmJob(s, j, priority[j], elastic_nice));
   }
   return view;
+}
+
+// The nices elasticd took back in earlier cycles. A lift is monotone in time (a job still waiting
+// that met its bound then meets it now), so the rule itself, on this event's view, recovers them
+// without state carried between events.
+void LiftEarlierNices(SimSlurm& s, const policy::NiceLiftOptions& options, double now) {
+  for (const policy::NiceLift& lift :
+       policy::ChooseNiceLifts(ToSlurmView(s, now, options.elastic_nice), options)) {
+    s.LiftNice(lift.job_id - 1);
+  }
 }
 
 // One elasticd cycle: its preemptions and resize orders, carried out at once.
 void ElasticdCycle(SimSlurm& s, const policy::Policy& policy,
                    const policy::ResizeDecisionOptions& options, double now) {
-  const policy::ResizeDecision decision =
-      policy::DecideResizes(ToSlurmView(s, now), Registry(s), options, policy);
+  const policy::ResizeDecision decision = policy::DecideResizes(
+      ToSlurmView(s, now, options.nice_lift.elastic_nice), Registry(s), options, policy);
   std::map<std::string, int> node_index;
   for (size_t n = 0; n < s.cluster().nodes.size(); ++n) {
     node_index[NodeName(n)] = static_cast<int>(n);
@@ -116,6 +131,7 @@ void ElasticdCycle(SimSlurm& s, const policy::Policy& policy,
   for (const policy::Preemption& preemption : decision.preemptions) {
     s.Requeue(preemption.job_id - 1, preemption.reason);
   }
+  for (const policy::NiceLift& lift : decision.nice_lifts) s.LiftNice(lift.job_id - 1);
   // Shrinks first: a grow never needs their nodes, a later start may.
   for (policy::ResizeKind kind : {policy::ResizeKind::kShrink, policy::ResizeKind::kGrow}) {
     for (const policy::ResizeProposal& order : decision.proposals) {
@@ -169,6 +185,7 @@ policy::PolicyOutput LivePathPolicy::Decide(const ClusterState& cluster,
   for (const policy::NodeState& node : cluster.nodes) {
     options.node_types[node.device_type] = node.capability;
   }
+  LiftEarlierNices(s, options.nice_lift, now_s);
   s.Starts(now_s);
   ElasticdCycle(s, *inner_, options, now_s);
   s.Starts(now_s);

@@ -27,19 +27,18 @@ bool WriteFile(const std::string& path, const std::string& text) {
 }
 
 // The policy to replay: MakePolicy's, or with --live elasticd's decision around it (live_path.h)
-// with the resize options elasticd would run (interval, penalty, cost, preemption).
+// with the resize options elasticd would run (interval, penalty, cost, preemption; `decision`
+// brings the live-only ones: preempt_for_rigid, nice_lift).
 elastic::Result<std::unique_ptr<elastic::policy::Policy>> MakeReplayPolicy(
     const std::string& name, bool live, const elastic::policy::PolicyOptions& policy_options,
     const elastic::sim::SimOptions& options, elastic::sim::SlurmSite site,
-    bool preempt_for_rigid) {
+    elastic::policy::ResizeDecisionOptions decision) {
   using Made = elastic::Result<std::unique_ptr<elastic::policy::Policy>>;
   if (!live) return elastic::policy::MakePolicy(name, policy_options);
-  elastic::policy::ResizeDecisionOptions decision;
   decision.min_resize_interval_s = static_cast<std::int64_t>(policy_options.min_resize_interval_s);
   decision.reconfig_penalty = policy_options.reconfigure_threshold;
   decision.resize_cost_s = options.resize_cost_s;
   decision.preempt_best_effort = policy_options.preempt_best_effort;
-  decision.preempt_for_rigid = preempt_for_rigid;
   auto made = elastic::sim::LivePathPolicy::Make(name, decision, site);
   if (!made) return Made::Fail(made.error);
   return Made::Ok(std::move(*made));
@@ -51,14 +50,17 @@ int Run(int argc, char** argv) {
   elastic::policy::PolicyOptions policy_options;
   po::options_description description("elastic-sim options");
   description.add_options()("help,h", "show this help")(
-      "trace", po::value(&trace_path)->required(), "trace CSV (job_id,submit_time_s,num_gpus,duration_s,...)")(
+      "trace", po::value(&trace_path)->required(),
+      "trace CSV (job_id,submit_time_s,num_gpus,duration_s,...)")(
       "cluster", po::value(&cluster_spec)->required(),
       "NODESxDEVICES[:TYPE][:cpus=N][:mem=SIZE],... e.g. 16x8:a100:cpus=64:mem=512G,16x4:v100")(
-      "policy", po::value(&policy_name)->required(), "backfill | easyscale | rubick | elastic | rubick-e | rubick-r | rubick-n")(
+      "policy", po::value(&policy_name)->required(),
+      "backfill | easyscale | rubick | elastic | rubick-e | rubick-r | rubick-n")(
       "seed", po::value(&options.seed)->default_value(1), "seed for per-job model parameters")(
       "json", po::value(&json_path), "write the result as JSON here")(
       "timeline", po::value(&timeline_path), "write an SVG timeline here")(
-      "resize-cost", po::value(&options.resize_cost_s)->default_value(30.0), "seconds a resize stalls a job")(
+      "resize-cost", po::value(&options.resize_cost_s)->default_value(30.0),
+      "seconds a resize stalls a job")(
       "min-resize-interval", po::value(&policy_options.min_resize_interval_s)->default_value(600.0),
       "seconds between resizes of one job (easyscale)")(
       "rigid-fraction", po::value(&options.rigid_fraction)->default_value(0.0),
@@ -85,19 +87,20 @@ int Run(int argc, char** argv) {
       "no-elastic-nice", po::bool_switch(),
       "--live: a site without etc/job_submit.lua's nice, so elastic jobs keep their place in "
       "Slurm's queue (ablation)")(
+      "nice-lift-after", po::value<double>()->default_value(6.0),
+      "--live: elasticd's [scheduler] nice_lift_after: a waiting elastic job's nice is taken back "
+      "after this x its time limit (the model's run time); 0 = never (ablation)")(
       "no-preempt-for-rigid", po::bool_switch(),
       "--live: elasticd with [scheduler] preempt_for_rigid = false, so only guaranteed jobs "
-      "preempt (ablation)")(
-      "cpu-need-max", po::value(&options.cpu_need_max)->default_value(0.0),
-      "per-job CPU threads per capability-1 device for full speed, drawn in "
-      "[--cpu-need-min, this] (0: CPUs never change speed)")(
+      "preempt (ablation)")("cpu-need-max", po::value(&options.cpu_need_max)->default_value(0.0),
+                            "per-job CPU threads per capability-1 device for full speed, drawn in "
+                            "[--cpu-need-min, this] (0: CPUs never change speed)")(
       "cpu-need-min", po::value(&options.cpu_need_min)->default_value(1.0),
       "lower end of the CPU need range")(
       "cpus-per-gpu", po::value(&options.cpus_per_gpu)->default_value(0),
       "CPUs per device for policies that do not schedule CPUs (0: the fewest per device of any "
-      "node)")(
-      "memory-per-gpu", po::value(&options.memory_mb_per_gpu)->default_value(0),
-      "host memory (MiB) every job holds per device")(
+      "node)")("memory-per-gpu", po::value(&options.memory_mb_per_gpu)->default_value(0),
+               "host memory (MiB) every job holds per device")(
       "memory-need-max", po::value(&options.memory_need_max)->default_value(0.0),
       "per-job replica memory in device memories, drawn in [0, this] (0: every plan fits)");
   po::variables_map vm;
@@ -128,8 +131,15 @@ int Run(int argc, char** argv) {
   }
   elastic::sim::SlurmSite site;
   site.elastic_jobs_yield = !vm["no-elastic-nice"].as<bool>();
-  auto made = MakeReplayPolicy(policy_name, live, policy_options, options, site,
-                               !vm["no-preempt-for-rigid"].as<bool>());
+  elastic::policy::ResizeDecisionOptions live_options;
+  live_options.preempt_for_rigid = !vm["no-preempt-for-rigid"].as<bool>();
+  live_options.nice_lift.after_time_limits = vm["nice-lift-after"].as<double>();
+  if (!(live_options.nice_lift.after_time_limits >= 0)) {
+    std::cerr << "elastic-sim: --nice-lift-after " << live_options.nice_lift.after_time_limits
+              << ": expected a multiple >= 0 (0 = never)\n";
+    return 2;
+  }
+  auto made = MakeReplayPolicy(policy_name, live, policy_options, options, site, live_options);
   if (!made) {
     std::cerr << "elastic-sim: --policy: " << made.error << "\n";
     return 2;

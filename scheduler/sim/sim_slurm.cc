@@ -18,7 +18,8 @@ SimSlurm::SimSlurm(const policy::ClusterState& cluster, const std::vector<JobSta
       jobs_(jobs),
       used_(cluster.nodes.size(), 0),
       planned_(cluster.nodes.size(), 0),
-      requeued_(jobs.size(), 0) {
+      requeued_(jobs.size(), 0),
+      lifted_(jobs.size(), 0) {
   for (const JobState& job : jobs_) {
     for (const policy::Slice& slice : job.allocation) used_[slice.node] += slice.devices;
   }
@@ -27,7 +28,7 @@ SimSlurm::SimSlurm(const policy::ClusterState& cluster, const std::vector<JobSta
 // job_submit.lua nices every foreground --elastic job; background ones have their partition.
 bool SimSlurm::Yields(size_t j) const {
   return site_.elastic_jobs_yield && jobs_[j].elastic &&
-         jobs_[j].sla_class != SlaClass::kBackground;
+         jobs_[j].sla_class != SlaClass::kBackground && !lifted_[j];
 }
 
 std::vector<size_t> SimSlurm::Queue() const {

@@ -39,6 +39,11 @@ class SimSlurm {
   void Resize(size_t j, std::vector<int> nodes, const std::string& reason);
   // elasticd requeued job `j`: it gives back its nodes and waits out this call.
   void Requeue(size_t j, const std::string& reason);
+  // elasticd took job_submit.lua's nice back from waiting job `j` (policy/nice_lift.h): from now
+  // on it keeps its place in Slurm's queue.
+  void LiftNice(size_t j) { lifted_[j] = 1; }
+  // Job `j` still waits behind the others under the site's nice.
+  bool Yields(size_t j) const;
 
   // A job of a node or more: holds whole nodes. A smaller one shares a node.
   bool WholeNodes(size_t j) const { return jobs_[j].requested_devices >= per_node_; }
@@ -56,7 +61,6 @@ class SimSlurm {
 
  private:
   int Free(size_t node) const { return cluster_.nodes[node].devices - used_[node]; }
-  bool Yields(size_t j) const;
   bool Usable(size_t node, bool may_use_planned) const {
     return may_use_planned || !planned_[node];
   }
@@ -79,6 +83,7 @@ class SimSlurm {
   std::vector<char> planned_;           // per node: planned for the blocked head
   std::string head_id_;                 // the blocked head, "" when none
   std::vector<char> requeued_;          // per job: preempted in this call (Slurm holds it back)
+  std::vector<char> lifted_;            // per job: its elastic nice taken back
   policy::PolicyOutput out_;
 };
 

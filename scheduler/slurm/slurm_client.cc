@@ -180,6 +180,14 @@ std::string SetAdminComment(std::uint32_t job_id, const std::string& text) {
   return UpdateJob(desc, "AdminComment");
 }
 
+std::string SetNice(std::uint32_t job_id, std::int64_t nice) {
+  job_desc_msg_t desc;
+  slurm_init_job_desc_msg(&desc);
+  desc.job_id = job_id;
+  desc.nice = static_cast<std::uint32_t>(NICE_OFFSET + nice);
+  return UpdateJob(desc, "Nice=" + std::to_string(nice));
+}
+
 std::string StartRequeuedJob(std::uint32_t job_id, int nodes) {
   job_desc_msg_t desc;
   slurm_init_job_desc_msg(&desc);

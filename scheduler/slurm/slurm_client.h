@@ -32,6 +32,11 @@ std::optional<policy::SlurmJob> ReadSlurmJob(std::uint32_t job_id);
 // Sets job `job_id`'s AdminComment (only root or SlurmUser may). "" on success.
 std::string SetAdminComment(std::uint32_t job_id, const std::string& text);
 
+// Sets pending job `job_id`'s nice value (without Slurm's NICE_OFFSET; >= 0) to `nice`: a
+// waiting elastic job given back the priority job_submit.lua's nice took (policy/nice_lift.h).
+// "" on success.
+std::string SetNice(std::uint32_t job_id, std::int64_t nice);
+
 // A job elasticd requeued to grow it (daemon_cycle.h): sets its node count to exactly `nodes`
 // and its begin time to now, so that it starts at once instead of after Slurm's requeue delay.
 // "" on success.

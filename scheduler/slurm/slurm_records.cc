@@ -114,6 +114,11 @@ policy::SlurmNode ToNode(const node_info_t& node, int alloc_cpus) {
   return out;
 }
 
+std::int64_t TimeLimitSeconds(std::uint32_t minutes) {
+  if (minutes == INFINITE || minutes == NO_VAL) return 0;
+  return static_cast<std::int64_t>(minutes) * 60;
+}
+
 policy::SlurmJob ToJob(const slurm_job_info_t& job) {
   policy::SlurmJob out;
   out.job_id = job.job_id;
@@ -133,6 +138,9 @@ policy::SlurmJob ToJob(const slurm_job_info_t& job) {
   out.restarts = job.restart_cnt;
   out.min_nodes = static_cast<int>(job.num_nodes);
   out.max_nodes = job.max_nodes == NO_VAL ? 0 : static_cast<int>(job.max_nodes);
+  out.submit_time = job.submit_time;
+  out.time_limit_s = TimeLimitSeconds(job.time_limit);
+  out.nice = static_cast<std::int64_t>(job.nice) - NICE_OFFSET;
   if (out.state == policy::SlurmJobState::kRunning) {
     out.nodes = ExpandHostlist(job.nodes);
     SortNames(out.nodes);

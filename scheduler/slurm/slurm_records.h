@@ -41,6 +41,8 @@ using policy::WaitsForNodes;
 // from the node's gres (gres.h: its GPUs, else 1).
 policy::SlurmNode ToNode(const node_info_t& node, int alloc_cpus);
 policy::SlurmJob ToJob(const slurm_job_info_t& job);
+// Slurm's time limit in minutes as seconds; 0 for none (INFINITE) or unset (NO_VAL).
+std::int64_t TimeLimitSeconds(std::uint32_t minutes);
 // `all_nodes` replaces a node list of "ALL".
 policy::SlurmReservation ToReservation(const reserve_info_t& reservation,
                                        const std::vector<std::string>& all_nodes);

@@ -3,8 +3,8 @@
 # debug line table: its one `fork` call is DetachAfterStartup's (daemonising) and there is no
 # vfork/clone/daemon; its one `slurm_update_job` call is UpdateJob's, called only by
 # SetAdminComment (whose descriptor sets nothing but job_id and admin_comment),
-# StartRequeuedJob (job_id, min_nodes, max_nodes and begin_time) and RestoreNodeRange (job_id,
-# min_nodes and max_nodes); its one `slurm_update_partition`
+# StartRequeuedJob (job_id, min_nodes, max_nodes and begin_time), RestoreNodeRange (job_id,
+# min_nodes and max_nodes) and SetNice (job_id and nice); its one `slurm_update_partition`
 # call is SetPartitionNodes' (name and nodes only) and its one `slurm_requeue` call RequeueJob's
 # (background placement, preemption and grows by requeue, scheduler/slurm/background_calls.cc).
 # Usage: check_elasticd_call_sites.sh ELASTICD SOURCE_DIR.
@@ -54,11 +54,14 @@ echo "StartRequeuedJob's descriptor sets only: $fields"
 fields=$(desc_fields '^std::string RestoreNodeRange')
 [[ $fields == "desc.job_id desc.max_nodes desc.min_nodes " ]] || fail "RestoreNodeRange sets: $fields"
 echo "RestoreNodeRange's descriptor sets only: $fields"
+fields=$(desc_fields '^std::string SetNice')
+[[ $fields == "desc.job_id desc.nice " ]] || fail "SetNice sets: $fields"
+echo "SetNice's descriptor sets only: $fields"
 fields=$(desc_fields '^std::string UpdateJob')
 [[ $fields == "desc.job_id " ]] || fail "UpdateJob touches: $fields"
 callers=$(grep -c '[^a-zA-Z_]UpdateJob(desc' "$src/scheduler/slurm/slurm_client.cc")
-[[ $callers -eq 3 ]] || fail "UpdateJob is called $callers times, expected 3"
-[[ $(grep -c 'slurm_init_job_desc_msg(&desc)' "$src/scheduler/slurm/slurm_client.cc") -eq 3 ]] ||
+[[ $callers -eq 4 ]] || fail "UpdateJob is called $callers times, expected 4"
+[[ $(grep -c 'slurm_init_job_desc_msg(&desc)' "$src/scheduler/slurm/slurm_client.cc") -eq 4 ]] ||
   fail "a descriptor is not initialised with slurm_init_job_desc_msg"
 check_calls slurm_update_partition scheduler/slurm/background_calls.cc '^std::string SetPartitionNodes'
 check_calls slurm_requeue scheduler/slurm/background_calls.cc '^std::string RequeueJob'

@@ -25,6 +25,8 @@ TEST(DaemonConfig, DefaultsArePinned) {
   EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.97);
   EXPECT_TRUE(c.preemption);
   EXPECT_TRUE(c.preempt_for_rigid);
+  EXPECT_EQ(c.elastic_nice, 1'000'000);  // etc/job_submit.lua's ELASTIC_NICE
+  EXPECT_DOUBLE_EQ(c.nice_lift_after, 6.0);
   EXPECT_FALSE(c.quotas.has_value());  // no [quotas]: every guaranteed job is within quota
 }
 
@@ -39,7 +41,8 @@ TEST(DaemonConfig, ReadsEveryKey) {
       "[daemon]\nsocket=\"/tmp/s\"\nstate_dir=\"/tmp/st\"\nlog_level=\"debug\"\n"
       "log_file=\"/tmp/l\"\nmunge_socket=\"/tmp/m\"\n[scheduler]\npolicy=\"rubick\"\n"
       "cycle_interval=\"500ms\"\nmin_resize_interval=\"2m\"\nreconfig_penalty=0.9\n"
-      "preemption=false\npreempt_for_rigid=false\n[quotas]\nphysics=16\nbio-lab=0\n[node_types]"
+      "preemption=false\npreempt_for_rigid=false\nelastic_nice=5000\nnice_lift_after=2.5\n[quotas]"
+      "\nphysics=16\nbio-lab=0\n[node_types]"
       "\na100=2.0\nv100=1\n",
       "full.toml");
   EXPECT_EQ(c.socket, "/tmp/s");
@@ -53,6 +56,8 @@ TEST(DaemonConfig, ReadsEveryKey) {
   EXPECT_DOUBLE_EQ(c.reconfig_penalty, 0.9);
   EXPECT_FALSE(c.preemption);
   EXPECT_FALSE(c.preempt_for_rigid);
+  EXPECT_EQ(c.elastic_nice, 5000);
+  EXPECT_DOUBLE_EQ(c.nice_lift_after, 2.5);
   EXPECT_EQ(c.quotas, (std::map<std::string, int>{{"physics", 16}, {"bio-lab", 0}}));
   EXPECT_EQ(c.node_types, (std::map<std::string, double>{{"a100", 2.0}, {"v100", 1.0}}));
 }
@@ -105,6 +110,8 @@ TEST(DaemonConfig, InvalidInputTable) {
       {"[quotas.physics]\ngpus = 4\n", "quotas.physics: expected an integer from 0"},
       {"[scheduler]\npreemption = \"yes\"\n", "scheduler.preemption"},
       {"[scheduler]\npreempt_for_rigid = 1\n", "scheduler.preempt_for_rigid"},
+      {"[scheduler]\nnice_lift_after = -1\n", "scheduler.nice_lift_after"},
+      {"[scheduler]\nelastic_nice = -5\n", "scheduler.elastic_nice"},
   };
   ExpectConfigErrors(cases);
 }

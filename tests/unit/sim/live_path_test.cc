@@ -1,8 +1,10 @@
-// elastic-sim --live (live_path.h): a hand-checked preemption through elasticd's own decision,
-// and properties over random traces (valid decisions only, whole nodes, every job done).
+// elastic-sim --live (live_path.h): a hand-checked preemption and nice lift through elasticd's own
+// decision, and properties over random traces (valid decisions only, whole nodes, every job done).
 #include "scheduler/sim/live_path.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "scheduler/sim/cluster_spec.h"
 #include "scheduler/sim/simulator.h"
@@ -12,12 +14,14 @@ namespace elastic::sim {
 namespace {
 
 SimResult Replay(const std::string& spec, const std::vector<TraceJob>& trace,
-                 const std::string& policy, SimOptions options, bool preempt = true) {
+                 const std::string& policy, SimOptions options, bool preempt = true,
+                 double nice_lift_after = 6.0) {
   auto cluster = ParseClusterSpec(spec);
   options.whole_node_devices = UniformNodeDevices(*cluster);
   policy::ResizeDecisionOptions decision;
   decision.resize_cost_s = options.resize_cost_s;
   decision.preempt_best_effort = preempt;
+  decision.nice_lift.after_time_limits = nice_lift_after;
   auto made = LivePathPolicy::Make(policy, decision);
   EXPECT_TRUE(made) << made.error;
   return Simulate(*cluster, trace, **made, options);
@@ -51,6 +55,36 @@ TEST(LivePathReplay, AGuaranteedJobPreemptsTheBestEffortOneThroughElasticdsDecis
   ASSERT_EQ(waits.error, "");
   EXPECT_EQ(waits.preemptions, 0);
   EXPECT_NEAR(waits.jobs[1].start_s, waits.jobs[0].end_s, 1e-6);
+}
+
+// Two 2-GPU nodes kept full by 1-GPU rigid jobs of 1,000 s, two arriving every 500 s (t = 0 on
+// n0, t = 500 on n1, ...). A whole-node elastic job e of 300 s arrives at 600, niced behind them
+// by job_submit.lua: each node that empties goes to the two rigid jobs arriving then, so e
+// waits until the stream ends. With nice_lift_after = 2 elasticd takes the nice back once e has
+// waited 600 s; at 1,500, when n1 empties, e is older than the two new rigid jobs and starts.
+TEST(LivePathReplay, AWaitingElasticJobsNiceIsLiftedAfterItsBound) {
+  SimOptions options;
+  std::vector<TraceJob> trace;
+  for (int k = 0; k < 20; ++k) {
+    for (int i = 0; i < 2; ++i) {
+      trace.push_back({"r" + std::to_string(2 * k + i), 500 * k, 1, 1000, ""});
+    }
+  }
+  trace.push_back({"e", 600, 2, 300, ""});
+  std::sort(trace.begin(), trace.end(),
+            [](const TraceJob& a, const TraceJob& b) { return a.submit_time_s < b.submit_time_s; });
+  const auto start_of_e = [&](double lift_after) {
+    SimResult result = Replay("2x2", trace, "elastic", options, /*preempt=*/false, lift_after);
+    EXPECT_EQ(result.error, "");
+    for (const JobRecord& job : result.jobs) {
+      if (job.id == "e") return job.start_s;
+    }
+    ADD_FAILURE() << "no job e";
+    return -1.0;
+  };
+  EXPECT_NEAR(start_of_e(2.0), 1500.0, 1e-6);
+  EXPECT_GE(start_of_e(0.0), 9500.0);             // never lifted: after the last rigid jobs arrive
+  EXPECT_GE(start_of_e(6.0), 600.0 + 6 * 300.0);  // not before its bound
 }
 
 // Random traces on 2-GPU nodes: the simulator accepts every decision (no node over-committed,

@@ -227,7 +227,13 @@ TEST(ToJob, PendingJobWithBackfillPlan) {
   job.start_time = 5000;
   job.sched_nodes = const_cast<char*>("n[4-5]");
   job.shared = NO_VAL16;
+  job.submit_time = 4000;
+  job.time_limit = 90;                 // minutes
+  job.nice = NICE_OFFSET + 1'000'007;  // job_submit.lua's nice on the owner's 7
   policy::SlurmJob out = ToJob(job);
+  EXPECT_EQ(out.submit_time, 4000);
+  EXPECT_EQ(out.time_limit_s, 5400);
+  EXPECT_EQ(out.nice, 1'000'007);
   EXPECT_EQ(out.state, SlurmJobState::kPending);
   EXPECT_EQ(out.partition, "gpu");
   EXPECT_EQ(out.reason, "Priority");
@@ -241,6 +247,12 @@ TEST(ToJob, PendingJobWithBackfillPlan) {
   EXPECT_EQ(out.sla_class, SlaClass::kBestEffort);  // no record: best-effort
   EXPECT_FALSE(out.elastic);                        // ... and rigid
   EXPECT_FALSE(out.exclusive);
+}
+
+TEST(ToJob, TimeLimitsWithoutALimitAreZero) {
+  EXPECT_EQ(TimeLimitSeconds(INFINITE), 0);
+  EXPECT_EQ(TimeLimitSeconds(NO_VAL), 0);
+  EXPECT_EQ(TimeLimitSeconds(1), 60);
 }
 
 // The account and job_submit.lua's record (class, and that the job is elastic): what quotas and
