@@ -109,6 +109,10 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.Integer("train.global_batch", 1, kMaxGlobalBatch)) t.global_batch = *v;
   if (auto v = reader.Double("train.lr", 0, kMaxLearningRate)) t.lr = *v;
   if (auto v = reader.Double("train.momentum", 0, 1)) t.momentum = *v;
+  if (auto v = reader.Double("train.weight_decay", 0, 1)) t.weight_decay = *v;
+  ReadOneOfTwo(reader, "train.lr_schedule", {"constant", LrSchedule::kConstant},
+               {"cosine", LrSchedule::kCosine}, t.lr_schedule);
+  if (auto v = reader.Integer("train.warmup_steps", 0, kMaxInt)) t.warmup_steps = *v;
   if (auto v = reader.Integer("train.seed", 0, kMaxInt)) t.seed = *v;
   if (auto v = reader.Integer("train.steps", 1, kMaxInt)) t.steps = *v;
   ReadChoice(reader, "train.determinism", &ParseDeterminism, t.determinism);
@@ -253,6 +257,11 @@ void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins,
   if (t.momentum >= 1) {
     reader.Fail("train.momentum", "invalid value 1: expected a number from 0 to below 1");
   }
+  if (t.warmup_steps > t.steps) {
+    reader.Fail("train.warmup_steps",
+                "invalid value " + std::to_string(t.warmup_steps) +
+                    ": expected at most train.steps = " + std::to_string(t.steps));
+  }
   if (t.global_batch % t.ests != 0) {
     reader.Fail("train.global_batch",
                 std::to_string(t.global_batch) + " is not divisible by train.ests = " +
@@ -342,6 +351,9 @@ std::string ModelLabel(const JobConfig& config) {
 }
 
 std::string_view ToString(Augment augment) { return augment == Augment::kFlip ? "flip" : "none"; }
+std::string_view ToString(LrSchedule schedule) {
+  return schedule == LrSchedule::kCosine ? "cosine" : "constant";
+}
 
 std::string_view ToString(ComputeDevice device) {
   return device == ComputeDevice::kCuda ? "cuda" : "cpu";

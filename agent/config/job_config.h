@@ -72,6 +72,15 @@ enum class Augment {
 inline constexpr Augment kDefaultAugment = Augment::kNone;
 std::string_view ToString(Augment augment);
 
+// How the learning rate moves over the job's train.steps (train.lr_schedule), after
+// train.warmup_steps of linear warmup; a pure function of the step (agent/train/lr_schedule.h),
+// so a resumed or resized job continues the same curve.
+enum class LrSchedule {
+  kConstant,  // "constant": train.lr at every step (the default)
+  kCosine,    // "cosine": from train.lr down a half cosine towards 0 at train.steps
+};
+std::string_view ToString(LrSchedule schedule);
+
 // Where a rank's model trains (train.device). The host keeps the data loaders, the EST contexts,
 // the gradient exchange and (zero-offload) the optimizer; "cuda" moves the model, its forward
 // and backward and (other plans) the optimizer step onto the rank's GPU (agent/train/device.h).
@@ -105,6 +114,10 @@ struct JobConfig {
     std::int64_t global_batch = kDefaultGlobalBatch;  // samples per step, all ESTs together
     double lr = kDefaultLearningRate;
     double momentum = kDefaultMomentum;
+    // SGD's L2 weight decay, added to each gradient before momentum as torch.optim.SGD does.
+    double weight_decay = 0.0;
+    LrSchedule lr_schedule = LrSchedule::kConstant;
+    std::int64_t warmup_steps = 0;  // lr rises linearly over these first steps
     std::int64_t seed = kDefaultSeed;
     std::int64_t steps = kDefaultSteps;
     Determinism determinism = kDefaultDeterminism;

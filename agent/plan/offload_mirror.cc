@@ -31,7 +31,7 @@ void OffloadMirror::SetHostGradient(std::size_t i, const torch::Tensor& gradient
 }
 
 void OffloadMirror::Step(const std::vector<ParameterShard>& parts, std::size_t threads,
-                         double lr, double momentum_factor, std::vector<torch::Tensor>& momentum) {
+                         const SgdHyper& hyper, std::vector<torch::Tensor>& momentum) {
   torch::NoGradGuard no_grad;
   if (!masters_valid_) {
     for (std::size_t i = owned_.first; i < owned_.last; ++i) {
@@ -52,7 +52,7 @@ void OffloadMirror::Step(const std::vector<ParameterShard>& parts, std::size_t t
   RunParts(parts.size(), threads, [&](std::size_t part) {
     for (std::size_t i = parts[part].first; i < parts[part].last; ++i) {
       const std::size_t p = owned_.first + i;
-      SgdUpdate(masters_[p], gradients_[p], momentum[p], lr, momentum_factor);
+      SgdUpdate(masters_[p], gradients_[p], momentum[p], hyper);
     }
   });
   for (std::size_t i = owned_.first; i < owned_.last; ++i) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent/plan/parameter_shards.h"
+#include "agent/plan/sgd_step.h"
 
 namespace elastic::agent {
 
@@ -30,8 +31,8 @@ class OffloadMirror {
   // wait); `parts` of the owned parameters (indices relative to owned.first) are updated on
   // `threads` host threads; each master copy is copied back asynchronously (the next forward,
   // on the same stream, runs after it). `momentum` is indexed like the parameters.
-  void Step(const std::vector<ParameterShard>& parts, std::size_t threads, double lr,
-            double momentum_factor, std::vector<torch::Tensor>& momentum);
+  void Step(const std::vector<ParameterShard>& parts, std::size_t threads, const SgdHyper& hyper,
+            std::vector<torch::Tensor>& momentum);
 
   // The parameters changed on the device (a checkpoint was restored): the next Step reads them
   // again. The first Step reads them too.

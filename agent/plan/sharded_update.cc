@@ -267,13 +267,14 @@ void ShardedUpdate::AllGatherParametersOnDevice() {
 #endif
 
 void ShardedUpdate::UpdateOwned() {
-  const double lr = c_.config.train.lr;
-  const double momentum = c_.config.train.momentum;
+  // The step's rate (the trainer set it, lr_schedule.h) and weight decay, as the replicated
+  // plans' SGD reads them.
+  const SgdHyper hyper = HyperOf(c_.optimizer);
   if (mirror_) {
-    mirror_->Step(host_parts_, host_threads_, lr, momentum, momentum_);
+    mirror_->Step(host_parts_, host_threads_, hyper, momentum_);
     return;
   }
-  auto update = [&](std::size_t i) { SgdStep(c_.params[i], momentum_[i], lr, momentum); };
+  auto update = [&](std::size_t i) { SgdStep(c_.params[i], momentum_[i], hyper); };
   if (host_threads_ == 0) {
     for (std::size_t i = mine_.first; i < mine_.last; ++i) update(i);
     return;

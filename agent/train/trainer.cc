@@ -17,12 +17,14 @@
 #include "agent/comm/nccl_communicator.h"
 #endif
 #include "agent/data/char_dataset.h"
+#include "agent/est/device.h"
+#include "agent/est/est_buffers.h"
+#include "agent/est/est_placement.h"
 #include "agent/model/registry.h"
 #include "agent/plan/burst_placement.h"
 #include "agent/plan/execution_plan.h"
-#include "agent/est/device.h"
-#include "agent/est/est_placement.h"
-#include "agent/est/est_buffers.h"
+#include "agent/plan/sgd_step.h"
+#include "agent/train/lr_schedule.h"
 #include "agent/train/params_digest.h"
 #include "common/toml_reader.h"
 
@@ -266,9 +268,10 @@ Trainer::Trainer(const JobConfig& config, Dataset data, Communicator* world,
   ProbeOutputShape(config, *model_, data_, device_);
   AdoptModelBuffers(*model_, ests_);
   model_->train();
-  optimizer_ = std::make_unique<torch::optim::SGD>(
-      model_->parameters(),
-      torch::optim::SGDOptions(config.train.lr).momentum(config.train.momentum));
+  optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
+                                                   torch::optim::SGDOptions(config.train.lr)
+                                                       .momentum(config.train.momentum)
+                                                       .weight_decay(config.train.weight_decay));
   // After the optimizer, before the update (MakePlanStep says why), as the plans always ran.
   PlanStepSetup setup = MakePlanStep(
       PlanStepContext{config_, plan_, *world_, device_, *model_, stash_, hosted_, fold_locally_});
@@ -298,6 +301,7 @@ double Trainer::RunStep() {
     throw TrainingError("step " + std::to_string(step_ + 1) + ": loss is " + std::to_string(loss) +
                         ": training diverged (try a smaller train.lr)");
   }
+  SetLearningRate(*optimizer_, LearningRateAt(config_.train, step_));
   update_->Step();
   SynchronizeDevice(device_);
   ++step_;

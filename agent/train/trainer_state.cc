@@ -134,6 +134,15 @@ Fingerprint Trainer::CheckpointFingerprint() const {
   if (config_.data.augment != Augment::kNone) {
     fingerprint.Add("augment", std::string(ToString(config_.data.augment)));
   }
+  // The same for the optimizer's later keys: a run that does not set them matches old ones.
+  if (config_.train.weight_decay != 0) {
+    fingerprint.Add("weight_decay", ExactDouble(config_.train.weight_decay));
+  }
+  if (config_.train.lr_schedule != LrSchedule::kConstant || config_.train.warmup_steps != 0) {
+    fingerprint.Add("lr_schedule", std::string(ToString(config_.train.lr_schedule)));
+    fingerprint.Add("warmup_steps", std::to_string(config_.train.warmup_steps));
+    fingerprint.Add("steps", std::to_string(config_.train.steps));  // the curve's length
+  }
   for (const auto& item : model_->named_parameters()) {
     fingerprint.Add("param." + item.key(), ShapeText(item.value().sizes()));
   }

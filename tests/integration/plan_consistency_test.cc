@@ -2,7 +2,8 @@
 // elastic-agent under `mpirun --oversubscribe -np W` with E = 8 ESTs ends with the DP/EST
 // baseline's params_sha256 for every bitwise-safe plan (ga, gc, zero-dp, zero-offload, pp) and
 // W in {1, 2, 3}; a run that switches plan and W at every resize (through checkpoints) equals
-// the uninterrupted run; plans a determinism level does not admit, and plans this model cannot
+// the uninterrupted run, also with weight decay and a cosine schedule; plans a determinism level
+// does not admit, and plans this model cannot
 // run (tp needs a transformer), are refused with a message. Needs mpirun and the Fashion-MNIST
 // package; no Slurm.
 #include <gtest/gtest.h>
@@ -25,7 +26,8 @@ constexpr const char* kData = "/usr/share/datasets/fashion-mnist";
 
 // The E = 8 job of est_consistency_test.cc (8 samples per EST) with a plan.
 std::string ConfigText(const std::string& plan, const std::string& determinism = "d1",
-                       const std::string& checkpoint_dir = "", int cpu_threads = 2) {
+                       const std::string& checkpoint_dir = "", int cpu_threads = 2,
+                       const std::string& extra_train = "") {
   FmnistJob job;
   job.ests = 8;
   job.global_batch = 64;
@@ -33,7 +35,7 @@ std::string ConfigText(const std::string& plan, const std::string& determinism =
   job.steps = 10;
   job.determinism = determinism;
   job.plan = plan;
-  job.extra_train = "cpu_threads = " + std::to_string(cpu_threads) + "\n";
+  job.extra_train = "cpu_threads = " + std::to_string(cpu_threads) + "\n" + extra_train;
   job.checkpoint_dir = checkpoint_dir;
   return FmnistJobText(job);
 }
@@ -95,6 +97,32 @@ TEST_F(PlanConsistency, SwitchingPlanAcrossResizesEqualsAnUninterruptedRun) {
     ASSERT_FALSE(hash.empty()) << plan << " on W=" << ranks;
   }
   EXPECT_EQ(hash, uninterrupted);
+}
+
+// Weight decay and a warmup-then-cosine learning rate (lr_schedule.h) keep every plan's bits on
+// every W and across resizes through checkpoints: the rate is a function of the step, and the
+// sharded plans' own update reads it and the decay from the SGD the replicated plans step.
+TEST_F(PlanConsistency, WeightDecayAndACosineScheduleKeepTheBitsAcrossPlansAndResizes) {
+  const std::string schedule =
+      "weight_decay = 0.0005\nlr_schedule = \"cosine\"\nwarmup_steps = 3\n";
+  const auto config = [&](const std::string& plan, const std::string& ckpt = "") {
+    return ConfigText(plan, "d1", ckpt, 2, schedule);
+  };
+  const std::string reference = Train(config("dp"), 1);
+  ASSERT_FALSE(reference.empty());
+  EXPECT_NE(reference, Train(ConfigText("dp"), 1));  // the keys change the training
+  for (auto [plan, ranks] :
+       {std::pair{"dp", 3}, {"zero-dp", 2}, {"zero-offload", 3}, {"pp", 2}, {"gc", 3}}) {
+    EXPECT_EQ(Train(config(plan), ranks), reference) << plan << " on W=" << ranks;
+  }
+  const std::string ckpt = (dir_.path() / "ckpt-schedule").string();
+  std::string hash;
+  for (auto [plan, ranks, until] :
+       {std::tuple{"dp", 1, 2}, {"zero-dp", 3, 5}, {"pp", 2, 7}, {"zero-offload", 2, 10}}) {
+    hash = Train(config(plan, ckpt), ranks, " --until-step " + std::to_string(until));
+    ASSERT_FALSE(hash.empty()) << plan << " on W=" << ranks;
+  }
+  EXPECT_EQ(hash, reference);
 }
 
 TEST_F(PlanConsistency, PlansOutsideTheDeterminismLevelOrThisAgentAreRefused) {

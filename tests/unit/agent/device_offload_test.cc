@@ -54,12 +54,45 @@ TEST(SgdUpdate, OnPlainTensorsGivesSgdStepsBits) {
   for (int step = 0; step < 3; ++step) {
     const torch::Tensor grad = torch::randn({7, 3}, generator);
     param.mutable_grad() = grad.clone();
-    SgdStep(param, param_momentum, 0.05, 0.9);
-    SgdUpdate(master, grad, master_momentum, 0.05, 0.9);
+    SgdStep(param, param_momentum, {0.05, 0.9, 0.0});
+    SgdUpdate(master, grad, master_momentum, {0.05, 0.9, 0.0});
     ASSERT_TRUE(torch::equal(param.detach(), master)) << step;
     ASSERT_TRUE(torch::equal(param_momentum, master_momentum)) << step;
   }
   EXPECT_FALSE(torch::equal(param.detach(), torch::zeros({7, 3})));
+}
+
+// The sharded plans' own update with weight decay and a rate that changes every step (the
+// trainer sets it from lr_schedule.h) gives LibTorch's SGD bits, which the replicated plans run.
+TEST(SgdStep, WeightDecayAndAChangingRateGiveLibTorchSgdsBits) {
+  torch::Generator generator = at::make_generator<at::CPUGeneratorImpl>(6);
+  torch::Tensor param = torch::randn({5, 4}, generator).requires_grad_(true);
+  torch::Tensor reference = param.detach().clone().requires_grad_(true);
+  torch::optim::SGD sgd({reference},
+                        torch::optim::SGDOptions(0.1).momentum(0.9).weight_decay(5e-4));
+  torch::Tensor momentum;
+  for (int step = 0; step < 4; ++step) {
+    const torch::Tensor grad = torch::randn({5, 4}, generator);
+    param.mutable_grad() = grad.clone();
+    reference.mutable_grad() = grad.clone();
+    SetLearningRate(sgd, 0.1 / (step + 1));
+    sgd.step();
+    const SgdHyper hyper = HyperOf(sgd);
+    EXPECT_DOUBLE_EQ(hyper.lr, 0.1 / (step + 1));
+    EXPECT_DOUBLE_EQ(hyper.weight_decay, 5e-4);
+    SgdStep(param, momentum, hyper);
+    ASSERT_TRUE(torch::equal(param.detach(), reference.detach())) << step;
+  }
+  // The decay is applied: without it the same gradients end elsewhere.
+  torch::Tensor plain = reference.detach().clone().requires_grad_(true);
+  torch::Tensor plain_momentum;
+  plain.mutable_grad() = torch::ones({5, 4});
+  SgdStep(plain, plain_momentum, {0.1, 0.9, 0.0});
+  torch::Tensor decayed = reference.detach().clone().requires_grad_(true);
+  torch::Tensor decayed_momentum;
+  decayed.mutable_grad() = torch::ones({5, 4});
+  SgdStep(decayed, decayed_momentum, {0.1, 0.9, 5e-4});
+  EXPECT_FALSE(torch::equal(plain.detach(), decayed.detach()));
 }
 
 // ZeRO-Offload's transfer path, run here on CPU tensors (on a GPU the same code copies across
@@ -87,9 +120,9 @@ TEST(OffloadMirror, UpdatesMasterCopiesWithTheReplicatedStepsBits) {
       } else {
         params[i].mutable_grad() = grad.clone();  // as the device's fold leaves it (W = 1)
       }
-      SgdStep(replicas[i], replica_momentum[i], 0.05, 0.9);
+      SgdStep(replicas[i], replica_momentum[i], {0.05, 0.9, 0.0});
     }
-    mirror.Step(parts, 2, 0.05, 0.9, momentum);
+    mirror.Step(parts, 2, {0.05, 0.9, 0.0}, momentum);
     for (std::size_t i = 1; i < 4; ++i) {
       ASSERT_TRUE(torch::equal(params[i].detach(), replicas[i].detach())) << step << " " << i;
       ASSERT_TRUE(torch::equal(mirror.master(i), params[i].detach())) << step << " " << i;
@@ -105,7 +138,7 @@ TEST(OffloadMirror, UpdatesMasterCopiesWithTheReplicatedStepsBits) {
   }
   mirror.Invalidate();
   std::vector<torch::Tensor> fresh(4);
-  mirror.Step(parts, 1, 0.05, 0.9, fresh);
+  mirror.Step(parts, 1, {0.05, 0.9, 0.0}, fresh);
   EXPECT_TRUE(torch::equal(params[2].detach(), torch::ones({7})));
   EXPECT_TRUE(torch::equal(mirror.master(3), torch::ones({2})));
 }

@@ -53,6 +53,9 @@ TEST_F(JobConfigTest, DefaultsArePinned) {
   EXPECT_EQ(c.train.global_batch, 256);
   EXPECT_DOUBLE_EQ(c.train.lr, 0.05);
   EXPECT_DOUBLE_EQ(c.train.momentum, 0.9);
+  EXPECT_EQ(c.train.weight_decay, 0.0);
+  EXPECT_EQ(c.train.lr_schedule, LrSchedule::kConstant);
+  EXPECT_EQ(c.train.warmup_steps, 0);
   EXPECT_EQ(c.train.seed, 1);
   EXPECT_EQ(c.train.steps, 200);
   EXPECT_EQ(c.train.determinism, Determinism::kD1);
@@ -79,12 +82,16 @@ TEST_F(JobConfigTest, ReadsEveryKey) {
                       "[train]\nests = 8\nglobal_batch = 64\nlr = 0.1\nmomentum = 0.5\nseed = 7\n"
                       "steps = 30\ndeterminism = \"statistical\"\nplan = \"tp\"\nthreads = 2\n"
                       "cpu_threads = 3\nlog_every = 0\nstep_timeout_s = 0\nhost_probe = true\n"
+                      "weight_decay = 5e-4\nlr_schedule = \"cosine\"\nwarmup_steps = 4\n"
                       "[checkpoint]\ndir = \"ckpt\"\nevery_steps = 5\n");
   EXPECT_EQ(c.train.ests, 8);
   EXPECT_EQ(c.train.global_batch, 64);
   EXPECT_EQ(c.est_batch(), 8);
   EXPECT_DOUBLE_EQ(c.train.lr, 0.1);
   EXPECT_DOUBLE_EQ(c.train.momentum, 0.5);
+  EXPECT_DOUBLE_EQ(c.train.weight_decay, 5e-4);
+  EXPECT_EQ(c.train.lr_schedule, LrSchedule::kCosine);
+  EXPECT_EQ(c.train.warmup_steps, 4);
   EXPECT_EQ(c.train.seed, 7);
   EXPECT_EQ(c.train.steps, 30);
   EXPECT_EQ(c.train.determinism, Determinism::kStatistical);
@@ -236,6 +243,19 @@ TEST_F(JobConfigTest, InvalidInputs) {
        "momentum = 1\n",
        {},
        "job.toml:4: train.momentum: invalid value 1: expected a number from 0 to below 1"},
+      {"negative weight decay",
+       "weight_decay = -0.1\n",
+       {},
+       "job.toml:4: train.weight_decay: invalid value -0.1: expected a number from 0 to 1"},
+      {"unknown schedule",
+       "lr_schedule = \"linear\"\n",
+       {},
+       "job.toml:4: train.lr_schedule: invalid value \"linear\": expected \"constant\" or "
+       "\"cosine\""},
+      {"warmup past the end",
+       "steps = 10\nwarmup_steps = 11\n",
+       {},
+       "job.toml:5: train.warmup_steps: invalid value 11: expected at most train.steps = 10"},
       {"zero threads",
        "threads = 0\n",
        {},
