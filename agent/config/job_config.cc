@@ -1,17 +1,15 @@
 // Loading, environment overrides and validation of the job config.
 #include "agent/config/job_config.h"
 
-#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <optional>
-#include <system_error>
 #include <vector>
 
 #include "agent/config/burst_plan_file.h"
-#include "agent/config/quoted.h"
 #include "agent/config/model_catalog.h"
+#include "agent/config/quoted.h"
 #include "common/byte_size.h"
 #include "common/toml_choice.h"
 #include "common/toml_reader.h"
@@ -19,7 +17,6 @@
 namespace elastic::agent {
 namespace {
 
-constexpr std::int64_t kMaxEsts = 1 << 20;  // the same bound as --elastic-est
 constexpr std::int64_t kMaxGlobalBatch = 1 << 24;
 constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
 constexpr double kMaxLearningRate = 1e6;
@@ -85,8 +82,8 @@ void ReadModel(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   }
 }
 
-void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
-  ReadModel(reader, base_dir, c);
+// [data]: where and how the training set is read.
+void ReadData(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.String("data.path")) {
     c.data.path = *v;
   } else if (c.data.format == DatasetKind::kTextCorpus) {
@@ -100,8 +97,10 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.Integer("data.prefetch", 1, kMaxDataPrefetch)) c.data.prefetch = *v;
   ReadOneOfTwo(reader, "data.augment", {"none", Augment::kNone}, {"flip", Augment::kFlip},
                c.data.augment);
+}
 
-  JobConfig::Train& t = c.train;
+// [train], what the job computes: ESTs, batch, optimizer, schedule, seed, determinism, plan.
+void ReadTrainArithmetic(TomlReader& reader, const std::string& base_dir, JobConfig::Train& t) {
   if (auto v = reader.Integer("train.ests", 1, kMaxEsts)) {
     t.ests = *v;
     t.ests_origin = "train.ests";
@@ -117,8 +116,6 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
   if (auto v = reader.Integer("train.steps", 1, kMaxInt)) t.steps = *v;
   ReadChoice(reader, "train.determinism", &ParseDeterminism, t.determinism);
   ReadChoice(reader, "train.plan", &ParsePlan, t.plan);
-  if (auto v = reader.Integer("train.threads", 1, kMaxThreads)) t.threads = *v;
-  if (auto v = reader.Integer("train.cpu_threads", 1, kMaxThreads)) t.cpu_threads = *v;
   if (auto v = reader.IntegerArray("train.burst_workers", 1, kMaxEsts)) t.burst_workers = *v;
   if (auto v = reader.String("train.burst_plan"); v && !v->empty()) {
     if (!t.burst_workers.empty()) {
@@ -126,6 +123,14 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
     }
     t.burst_workers = ReadBurstPlanFile(reader, ResolvePath(*v, base_dir), kMaxEsts);
   }
+  ReadOneOfTwo(reader, "train.scaling", {"est", Scaling::kEst}, {"linear", Scaling::kLinear},
+               t.scaling);
+}
+
+// [train], how it runs: threads, logging, watchdog, device and its memory, perf model.
+void ReadTrainRuntime(TomlReader& reader, const std::string& base_dir, JobConfig::Train& t) {
+  if (auto v = reader.Integer("train.threads", 1, kMaxThreads)) t.threads = *v;
+  if (auto v = reader.Integer("train.cpu_threads", 1, kMaxThreads)) t.cpu_threads = *v;
   if (auto v = reader.Integer("train.log_every", 0, kMaxInt)) t.log_every = *v;
   if (auto v = reader.Integer("train.step_timeout_s", 0, kMaxInt)) t.step_timeout_s = *v;
   if (auto v = reader.Bool("train.host_probe")) t.host_probe = *v;
@@ -142,9 +147,13 @@ void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
     }
     t.device_memory = *bytes;
   }
-  ReadOneOfTwo(reader, "train.scaling", {"est", Scaling::kEst}, {"linear", Scaling::kLinear},
-               t.scaling);
+}
 
+void ReadFile(TomlReader& reader, const std::string& base_dir, JobConfig& c) {
+  ReadModel(reader, base_dir, c);
+  ReadData(reader, base_dir, c);
+  ReadTrainArithmetic(reader, base_dir, c.train);
+  ReadTrainRuntime(reader, base_dir, c.train);
   if (auto v = reader.String("checkpoint.dir")) c.checkpoint.dir = ResolvePath(*v, base_dir);
   if (auto v = reader.String("background.config"); v && !v->empty()) {
     c.background.config = ResolvePath(*v, base_dir);
@@ -278,73 +287,6 @@ void Validate(TomlReader& reader, const JobConfig& c, const Origins& origins,
 }
 
 }  // namespace
-
-namespace {
-
-// "2/1/1/2" -> {2, 1, 1, 2}; nullopt for an empty item or a count outside 1..kMaxEsts.
-std::optional<std::vector<std::int64_t>> ParseBurstWorkers(std::string_view text) {
-  std::vector<std::int64_t> workers;
-  while (true) {
-    const std::size_t slash = text.find('/');
-    const std::string_view item = text.substr(0, slash);
-    std::int64_t count = 0;
-    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), count);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || count < 1 ||
-        count > kMaxEsts) {
-      return std::nullopt;
-    }
-    workers.push_back(count);
-    if (slash == std::string_view::npos) return workers;
-    text = text.substr(slash + 1);
-  }
-}
-
-}  // namespace
-
-Result<PlanArgs> ParsePlanArgs(std::string_view text) {
-  PlanArgs args;
-  if (!text.empty() && text.back() == ',') {
-    return Result<PlanArgs>::Fail("invalid value " + Quoted(text) +
-                                  ": a trailing comma; expected c=<host threads>");
-  }
-  while (!text.empty()) {
-    const std::size_t comma = text.find(',');
-    const std::string_view item = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    const std::size_t eq = item.find('=');
-    const std::string_view key = item.substr(0, eq);
-    const std::string_view value =
-        eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
-    if ((key != "c" && key != "burst") || eq == std::string_view::npos) {
-      return Result<PlanArgs>::Fail(
-          "invalid item " + Quoted(item) +
-          ": expected c=<host threads> (e.g. \"c=2\") or burst=<ranks per block> "
-          "(e.g. \"burst=2/1/1/2\")");
-    }
-    if (key == "burst") {
-      auto workers = ParseBurstWorkers(value);
-      if (!workers) {
-        return Result<PlanArgs>::Fail(
-            "invalid value " + Quoted(value) +
-            " for burst: expected one rank count per model block, each an integer from "
-            "1 to " +
-            std::to_string(kMaxEsts) + ", separated by / (e.g. \"2/1/1/2\")");
-      }
-      args.burst_workers = std::move(*workers);
-      continue;
-    }
-    std::int64_t threads = 0;
-    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
-    if (ec != std::errc() || end != value.data() + value.size() || threads < 1 ||
-        threads > kMaxThreads) {
-      return Result<PlanArgs>::Fail("invalid value " + Quoted(value) +
-                                    " for c: expected an integer from 1 to " +
-                                    std::to_string(kMaxThreads));
-    }
-    args.cpu_threads = threads;
-  }
-  return Result<PlanArgs>::Ok(std::move(args));
-}
 
 std::string ModelLabel(const JobConfig& config) {
   return config.model.torchscript.empty() ? config.model.name : "torchscript";

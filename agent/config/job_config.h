@@ -51,6 +51,7 @@ inline constexpr std::int64_t kDefaultLogEvery = 10;
 inline constexpr std::int64_t kDefaultStepTimeoutS = 600;
 inline constexpr std::int64_t kDefaultCheckpointEverySteps = 0;
 inline constexpr std::int64_t kMaxThreads = 256;
+inline constexpr std::int64_t kMaxEsts = 1 << 20;  // the same bound as --elastic-est
 // Host threads that run ZeRO-Offload's optimizer update (Rubick's c); changes no bit.
 inline constexpr std::int64_t kDefaultCpuThreads = 1;
 

@@ -7,17 +7,7 @@ set -euo pipefail
 sim=$1 traces=${2:-../shared/data/traces}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for name in philly_2017_dec_dev itp_2021_dev; do
-  for f in 0.7 0.85 1.2; do
-    awk -F, -v OFS=, -v f="$f" 'NR == 1 {print; next} {$2 = int($2 * f); print}' \
-      "$traces/$name.csv" >"$tmp/${name}_x$f.csv"
-  done
-  awk -F, -v OFS=, 'NR == 1 {print; next} {rows[NR] = $0} END {
-      first = int((NR - 1) / 2) + 2; split(rows[first], r, ","); t0 = r[2];
-      for (i = first; i <= NR; i++) {split(rows[i], r, ","); r[2] -= t0; line = r[1];
-        for (k = 2; k <= length(r); k++) line = line "," r[k]; print line}}' "$traces/$name.csv" \
-    >"$tmp/${name}_h2.csv"
-done
+"$(dirname "$0")/../../trace_variants.sh" "$tmp" "$traces"
 # Rule sizes (cpu-2026-11-29-variants/seed1.txt) and one smaller size each.
 for case in philly_2017_dec_dev_x0.7:28x8 philly_2017_dec_dev_x0.7:20x8 \
             philly_2017_dec_dev_x0.85:24x8 philly_2017_dec_dev_x0.85:16x8 \

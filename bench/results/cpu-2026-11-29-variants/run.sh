@@ -10,18 +10,7 @@ sim=$1 traces=${2:-../shared/data/traces}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 field() { python3 -c "import json,sys;print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
-for name in philly_2017_dec_dev itp_2021_dev; do
-  src=$traces/$name.csv
-  for f in 0.7 0.85 1.2; do
-    awk -F, -v OFS=, -v f="$f" 'NR == 1 {print; next} {$2 = int($2 * f); print}' "$src" \
-      >"$tmp/${name}_x$f.csv"
-  done
-  awk -F, -v OFS=, 'NR == 1 {print; next} {rows[NR] = $0} END {
-      first = int((NR - 1) / 2) + 2; split(rows[first], r, ","); t0 = r[2];
-      for (i = first; i <= NR; i++) {split(rows[i], r, ","); r[2] -= t0; line = r[1];
-        for (k = 2; k <= length(r); k++) line = line "," r[k]; print line}}' "$src" \
-    >"$tmp/${name}_h2.csv"
-done
+"$(dirname "$0")/../../trace_variants.sh" "$tmp" "$traces"
 for trace in "$tmp"/*.csv; do
   rule=0
   for n in $(seq 4 2 48); do
