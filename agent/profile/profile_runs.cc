@@ -39,6 +39,9 @@ std::string JobTomlForRun(std::string_view job_text, const std::string& source_n
   // model.torchscript are made absolute; train.perf_model (the supervisor's fitted.json, unused
   // by `train`) is dropped.
   train.erase("perf_model");
+  // A run's few steps measure speed: a warmup longer than them would be refused, and the rate
+  // it scales costs nothing to measure.
+  train.erase("warmup_steps");
   table("data").insert_or_assign("path", settings.data_path);
   if (!settings.torchscript.empty()) {
     table("model").insert_or_assign("torchscript", settings.torchscript);

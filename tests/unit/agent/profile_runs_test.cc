@@ -62,6 +62,25 @@ TEST(JobTomlForRun, SetsTheRunAndKeepsTheRest) {
   EXPECT_EQ(config.data.workers, 2);
 }
 
+// A job that warms its rate up over more steps than a profile run takes still profiles.
+TEST(JobTomlForRun, DropsTheWarmupLongerThanTheRun) {
+  std::string job = kJob;
+  job.replace(job.find("steps = 500"), 11,
+              "steps = 500\nwarmup_steps = 100\nlr_schedule = \"cosine\"");
+  RunSettings settings;
+  settings.plan = "dp";
+  settings.ests = 8;
+  settings.steps = 13;
+  settings.data_path = "/usr/share/datasets/fashion-mnist";
+  TomlReader reader =
+      TomlReader::FromString(JobTomlForRun(job, "train.toml", settings), "run.toml");
+  EnvLookup no_env = [](std::string_view) { return std::optional<std::string>(); };
+  const JobConfig config = ParseJobConfig(reader, no_env, "/elsewhere", CheckTrainingData);
+  EXPECT_EQ(config.train.steps, 13);
+  EXPECT_EQ(config.train.warmup_steps, 0);
+  EXPECT_EQ(config.train.lr_schedule, LrSchedule::kCosine);
+}
+
 TEST(JobTomlForRun, RefusesAJobThatIsNotToml) {
   EXPECT_THROW(JobTomlForRun("[train\n", "train.toml", RunSettings{}), ConfigError);
 }
