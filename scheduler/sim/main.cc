@@ -5,6 +5,7 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "scheduler/policy/policy.h"
@@ -44,36 +45,45 @@ elastic::Result<std::unique_ptr<elastic::policy::Policy>> MakeReplayPolicy(
   return Made::Ok(std::move(*made));
 }
 
-int Run(int argc, char** argv) {
+// The command line: where to read and write, and the options of the replay.
+struct Args {
   std::string trace_path, cluster_spec, policy_name, json_path, timeline_path;
   elastic::sim::SimOptions options;
   elastic::policy::PolicyOptions policy_options;
-  po::options_description description("elastic-sim options");
-  description.add_options()("help,h", "show this help")(
-      "trace", po::value(&trace_path)->required(),
+};
+
+// What to replay, on what, and the workload's model.
+void AddReplayOptions(po::options_description& d, Args& a) {
+  d.add_options()("help,h", "show this help")(
+      "trace", po::value(&a.trace_path)->required(),
       "trace CSV (job_id,submit_time_s,num_gpus,duration_s,...)")(
-      "cluster", po::value(&cluster_spec)->required(),
+      "cluster", po::value(&a.cluster_spec)->required(),
       "NODESxDEVICES[:TYPE][:cpus=N][:mem=SIZE],... e.g. 16x8:a100:cpus=64:mem=512G,16x4:v100")(
-      "policy", po::value(&policy_name)->required(),
+      "policy", po::value(&a.policy_name)->required(),
       "backfill | easyscale | rubick | elastic | rubick-e | rubick-r | rubick-n")(
-      "seed", po::value(&options.seed)->default_value(1), "seed for per-job model parameters")(
-      "json", po::value(&json_path), "write the result as JSON here")(
-      "timeline", po::value(&timeline_path), "write an SVG timeline here")(
-      "resize-cost", po::value(&options.resize_cost_s)->default_value(30.0),
+      "seed", po::value(&a.options.seed)->default_value(1), "seed for per-job model parameters")(
+      "json", po::value(&a.json_path), "write the result as JSON here")(
+      "timeline", po::value(&a.timeline_path), "write an SVG timeline here")(
+      "resize-cost", po::value(&a.options.resize_cost_s)->default_value(30.0),
       "seconds a resize stalls a job")(
-      "min-resize-interval", po::value(&policy_options.min_resize_interval_s)->default_value(600.0),
+      "min-resize-interval",
+      po::value(&a.policy_options.min_resize_interval_s)->default_value(600.0),
       "seconds between resizes of one job (easyscale)")(
-      "rigid-fraction", po::value(&options.rigid_fraction)->default_value(0.0),
+      "rigid-fraction", po::value(&a.options.rigid_fraction)->default_value(0.0),
       "share of jobs submitted rigid (chosen by hashing the job id)")(
-      "guaranteed-fraction", po::value(&options.guaranteed_fraction)->default_value(0.5),
+      "guaranteed-fraction", po::value(&a.options.guaranteed_fraction)->default_value(0.5),
       "share of jobs in the guaranteed SLA class (hash of the job id)")(
-      "quota-fraction", po::value(&options.quota_fraction)->default_value(0.5),
+      "quota-fraction", po::value(&a.options.quota_fraction)->default_value(0.5),
       "share of the cluster given to tenants as guaranteed quota")(
       "starvation-slowdown",
-      po::value(&policy_options.elastic_starvation_slowdown)->default_value(1.0),
-      "elastic: a best-effort job starves after waiting this x its run time (and >= 3600 s)")(
-      "no-shortest-work-first", po::bool_switch(),
-      "elastic: rank by slope alone, as rubick does (ablation)")(
+      po::value(&a.policy_options.elastic_starvation_slowdown)->default_value(1.0),
+      "elastic: a best-effort job starves after waiting this x its run time (and >= 3600 s)");
+}
+
+// Ablations of the policies, and the live path with its own ablations.
+void AddAblationAndLiveOptions(po::options_description& d) {
+  d.add_options()("no-shortest-work-first", po::bool_switch(),
+                  "elastic: rank by slope alone, as rubick does (ablation)")(
       "no-compact-growth", po::bool_switch(),
       "elastic: grant a growth whatever its placement gains, as rubick does (ablation)")(
       "no-mixed-types", po::bool_switch(),
@@ -92,42 +102,45 @@ int Run(int argc, char** argv) {
       "after this x its time limit (the model's run time); 0 = never (ablation)")(
       "no-preempt-for-rigid", po::bool_switch(),
       "--live: elasticd with [scheduler] preempt_for_rigid = false, so only guaranteed jobs "
-      "preempt (ablation)")("cpu-need-max", po::value(&options.cpu_need_max)->default_value(0.0),
-                            "per-job CPU threads per capability-1 device for full speed, drawn in "
-                            "[--cpu-need-min, this] (0: CPUs never change speed)")(
-      "cpu-need-min", po::value(&options.cpu_need_min)->default_value(1.0),
-      "lower end of the CPU need range")(
-      "cpus-per-gpu", po::value(&options.cpus_per_gpu)->default_value(0),
-      "CPUs per device for policies that do not schedule CPUs (0: the fewest per device of any "
-      "node)")("memory-per-gpu", po::value(&options.memory_mb_per_gpu)->default_value(0),
-               "host memory (MiB) every job holds per device")(
-      "memory-need-max", po::value(&options.memory_need_max)->default_value(0.0),
-      "per-job replica memory in device memories, drawn in [0, this] (0: every plan fits)");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, description), vm);
-  if (vm.count("help")) {
-    std::cout << description;
-    return 0;
-  }
-  po::notify(vm);
-  policy_options.resize_cost_s = options.resize_cost_s;
-  policy_options.elastic_shortest_work_first = !vm["no-shortest-work-first"].as<bool>();
-  policy_options.elastic_mixed_types = !vm["no-mixed-types"].as<bool>();
-  policy_options.elastic_compact_growth = !vm["no-compact-growth"].as<bool>();
-  policy_options.preempt_best_effort = !vm["no-preemption"].as<bool>();
-  options.record_timeline = !timeline_path.empty();
+      "preempt (ablation)");
+}
 
-  auto cluster = elastic::sim::ParseClusterSpec(cluster_spec);
-  if (!cluster) {
-    std::cerr << cluster.error << "\n";
-    return 2;
-  }
+// CPUs and host memory in the workload's model.
+void AddResourceOptions(po::options_description& d, Args& a) {
+  d.add_options()("cpu-need-max", po::value(&a.options.cpu_need_max)->default_value(0.0),
+                  "per-job CPU threads per capability-1 device for full speed, drawn in "
+                  "[--cpu-need-min, this] (0: CPUs never change speed)")(
+      "cpu-need-min", po::value(&a.options.cpu_need_min)->default_value(1.0),
+      "lower end of the CPU need range")(
+      "cpus-per-gpu", po::value(&a.options.cpus_per_gpu)->default_value(0),
+      "CPUs per device for policies that do not schedule CPUs (0: the fewest per device of any "
+      "node)")("memory-per-gpu", po::value(&a.options.memory_mb_per_gpu)->default_value(0),
+               "host memory (MiB) every job holds per device")(
+      "memory-need-max", po::value(&a.options.memory_need_max)->default_value(0.0),
+      "per-job replica memory in device memories, drawn in [0, this] (0: every plan fits)");
+}
+
+// The ablation switches into the policy's options.
+void ApplySwitches(const po::variables_map& vm, Args& a) {
+  a.policy_options.resize_cost_s = a.options.resize_cost_s;
+  a.policy_options.elastic_shortest_work_first = !vm["no-shortest-work-first"].as<bool>();
+  a.policy_options.elastic_mixed_types = !vm["no-mixed-types"].as<bool>();
+  a.policy_options.elastic_compact_growth = !vm["no-compact-growth"].as<bool>();
+  a.policy_options.preempt_best_effort = !vm["no-preemption"].as<bool>();
+  a.options.record_timeline = !a.timeline_path.empty();
+}
+
+// The replay's policy for the command line: with --live, checks the cluster and brings the
+// live-only options. Prints why not and returns null on bad input.
+std::unique_ptr<elastic::policy::Policy> ReplayPolicyFor(const po::variables_map& vm, Args& a,
+                                                         const elastic::policy::ClusterState& c) {
   const bool live = vm["live"].as<bool>();
-  if (live) options.whole_node_devices = elastic::sim::UniformNodeDevices(*cluster);
-  if (live && options.whole_node_devices == 0) {
+  if (live) a.options.whole_node_devices = elastic::sim::UniformNodeDevices(c);
+  if (live && a.options.whole_node_devices == 0) {
     std::cerr << "elastic-sim: --live needs nodes of one size (elasticd resizes whole nodes); "
-                 "--cluster \"" << cluster_spec << "\" mixes sizes\n";
-    return 2;
+                 "--cluster \""
+              << a.cluster_spec << "\" mixes sizes\n";
+    return nullptr;
   }
   elastic::sim::SlurmSite site;
   site.elastic_jobs_yield = !vm["no-elastic-nice"].as<bool>();
@@ -137,35 +150,66 @@ int Run(int argc, char** argv) {
   if (!(live_options.nice_lift.after_time_limits >= 0)) {
     std::cerr << "elastic-sim: --nice-lift-after " << live_options.nice_lift.after_time_limits
               << ": expected a multiple >= 0 (0 = never)\n";
-    return 2;
+    return nullptr;
   }
-  auto made = MakeReplayPolicy(policy_name, live, policy_options, options, site, live_options);
+  auto made =
+      MakeReplayPolicy(a.policy_name, live, a.policy_options, a.options, site, live_options);
   if (!made) {
     std::cerr << "elastic-sim: --policy: " << made.error << "\n";
+    return nullptr;
+  }
+  return std::move(*made);
+}
+
+// The summary on stdout, the replay's time on stderr, and the files asked for.
+int Report(const elastic::sim::SimResult& result, const Args& a, double seconds) {
+  std::cout << elastic::sim::Summary(result);
+  std::cerr << "elastic-sim: replay took " << seconds << " s\n";
+  bool ok = true;
+  if (!a.json_path.empty()) {
+    ok &= WriteFile(
+        a.json_path,
+        elastic::sim::ToJson(result, {a.trace_path, a.cluster_spec, a.options.seed}).dump(1) +
+            "\n");
+  }
+  if (!a.timeline_path.empty()) ok &= WriteFile(a.timeline_path, elastic::sim::TimelineSvg(result));
+  return ok ? 0 : 1;
+}
+
+int Run(int argc, char** argv) {
+  Args a;
+  po::options_description description("elastic-sim options");
+  AddReplayOptions(description, a);
+  AddAblationAndLiveOptions(description);
+  AddResourceOptions(description, a);
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, description), vm);
+  if (vm.count("help")) {
+    std::cout << description;
+    return 0;
+  }
+  po::notify(vm);
+  ApplySwitches(vm, a);
+  auto cluster = elastic::sim::ParseClusterSpec(a.cluster_spec);
+  if (!cluster) {
+    std::cerr << cluster.error << "\n";
     return 2;
   }
-  auto trace = elastic::sim::LoadTrace(trace_path);
+  std::unique_ptr<elastic::policy::Policy> policy = ReplayPolicyFor(vm, a, *cluster);
+  if (!policy) return 2;
+  auto trace = elastic::sim::LoadTrace(a.trace_path);
   if (!trace) {
     std::cerr << "elastic-sim: " << trace.error << "\n";
     return 2;
   }
   auto started = std::chrono::steady_clock::now();  // reporting only; never feeds the replay
-  elastic::sim::SimResult result = elastic::sim::Simulate(*cluster, *trace, **made, options);
+  elastic::sim::SimResult result = elastic::sim::Simulate(*cluster, *trace, *policy, a.options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!result.error.empty()) {
     std::cerr << result.error << "\n";
     return 1;
   }
-  std::cout << elastic::sim::Summary(result);
-  std::cerr << "elastic-sim: replay took " << seconds << " s\n";
-  bool ok = true;
-  if (!json_path.empty()) {
-    ok &= WriteFile(json_path,
-                    elastic::sim::ToJson(result, {trace_path, cluster_spec, options.seed}).dump(1) +
-                        "\n");
-  }
-  if (!timeline_path.empty()) ok &= WriteFile(timeline_path, elastic::sim::TimelineSvg(result));
-  return ok ? 0 : 1;
+  return Report(result, a, seconds);
 }
 
 }  // namespace
