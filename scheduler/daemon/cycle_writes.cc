@@ -37,26 +37,33 @@ void ApplyBackgroundPlan(const DaemonConfig& config,
   }
 }
 
+namespace {
+
+// One job write's outcome: "job J <done> (<how>): <why>" at info, or "job J <not_done> (<how>):
+// <why>: <Slurm's error>" as a warning.
+void LogJobWrite(const std::string& error, std::uint32_t job_id, const std::string& done,
+                 const std::string& not_done, const std::string& how, const std::string& why) {
+  Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
+      "job " + std::to_string(job_id) + " " + (error.empty() ? done : not_done) + " (" + how +
+          "): " + why + (error.empty() ? "" : ": " + error));
+}
+
+}  // namespace
+
 // Preemption's writes: requeue each best-effort job a guaranteed one needs the nodes of (its
 // agents checkpoint at the step boundary on Slurm's SIGTERM; it resumes when it runs again).
 void ApplyPreemptions(const std::vector<policy::Preemption>& preemptions) {
   for (const policy::Preemption& preemption : preemptions) {
-    std::string error = slurm::RequeueJob(preemption.job_id);
-    Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
-        "job " + std::to_string(preemption.job_id) +
-            (error.empty() ? " preempted" : " not preempted") + " (requeue): " + preemption.reason +
-            (error.empty() ? "" : ": " + error));
+    LogJobWrite(slurm::RequeueJob(preemption.job_id), preemption.job_id, "preempted",
+                "not preempted", "requeue", preemption.reason);
   }
 }
 
 // Step 0's writes: each waiting elastic job's nice back to its submitter's own.
 void ApplyNiceLifts(const std::vector<policy::NiceLift>& lifts) {
   for (const policy::NiceLift& lift : lifts) {
-    std::string error = slurm::SetNice(lift.job_id, lift.nice);
-    Log(error.empty() ? LogLevel::kInfo : LogLevel::kWarn,
-        "job " + std::to_string(lift.job_id) +
-            (error.empty() ? " nice lifted" : " nice not lifted") + " (Nice=" +
-            std::to_string(lift.nice) + "): " + lift.reason + (error.empty() ? "" : ": " + error));
+    LogJobWrite(slurm::SetNice(lift.job_id, lift.nice), lift.job_id, "nice lifted",
+                "nice not lifted", "Nice=" + std::to_string(lift.nice), lift.reason);
   }
 }
 

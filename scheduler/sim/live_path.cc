@@ -112,9 +112,15 @@ policy::SlurmView ToSlurmView(const SimSlurm& s, double now, std::int64_t elasti
 // The nices elasticd took back in earlier cycles. A lift is monotone in time (a job still waiting
 // that met its bound then meets it now), so the rule itself, on this event's view, recovers them
 // without state carried between events.
+// The rule reads only the waiting jobs, so only they are shown (no nodes, no queue order).
 void LiftEarlierNices(SimSlurm& s, const policy::NiceLiftOptions& options, double now) {
-  for (const policy::NiceLift& lift :
-       policy::ChooseNiceLifts(ToSlurmView(s, now, options.elastic_nice), options)) {
+  policy::SlurmView waiting;
+  waiting.now = Unix(now);
+  for (size_t j = 0; j < s.jobs().size(); ++j) {
+    if (s.jobs()[j].running() || !s.Yields(j)) continue;
+    waiting.jobs.push_back(ToSlurmJob(s, j, /*priority=*/0, options.elastic_nice));
+  }
+  for (const policy::NiceLift& lift : policy::ChooseNiceLifts(waiting, options)) {
     s.LiftNice(lift.job_id - 1);
   }
 }

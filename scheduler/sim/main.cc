@@ -130,8 +130,9 @@ void ApplySwitches(const po::variables_map& vm, Args& a) {
   a.options.record_timeline = !a.timeline_path.empty();
 }
 
-// The replay's policy for the command line: with --live, checks the cluster and brings the
-// live-only options. Prints why not and returns null on bad input.
+// The replay's policy for the command line. With --live it also checks that the cluster has one
+// node size and sets a.options.whole_node_devices, and brings the live-only options. Prints why
+// not and returns null on bad input.
 std::unique_ptr<elastic::policy::Policy> ReplayPolicyFor(const po::variables_map& vm, Args& a,
                                                          const elastic::policy::ClusterState& c) {
   const bool live = vm["live"].as<bool>();
