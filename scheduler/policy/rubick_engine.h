@@ -35,6 +35,9 @@ inline constexpr double kRankExponent = 0.5;
 // this share of its ranked gain waits (Consolidate re-places spread jobs). Why 0.9:
 // docs/evaluation.md, "elastic grows only where the placement pays".
 inline constexpr double kGrowthPlacementFloor = 0.9;
+// elastic: a pending best-effort job preempts a best-effort job only if that one would still run
+// at least this many times as long as the pending job's run and a resize.
+inline constexpr double kPreemptLongerFactor = 2.0;
 
 struct TypeInfo {
   std::string name;
@@ -134,6 +137,8 @@ struct EngineOptions {
   // elastic: a running job's growth is granted only where its placement gains at least this
   // share of the gain per device it was ranked by (0: any gain; rubick_policy.cc, BySlope).
   double growth_placement_floor = 0.0;
+  // elastic: a pending best-effort job may preempt best-effort jobs that would run far longer.
+  bool preempt_longer = false;
 };
 
 class Engine {
@@ -191,6 +196,9 @@ class Engine {
                                               const std::vector<size_t>& refused) const;
   double CpuShrinkSlope(const Work& w) const;
   bool Preemptable(const Work& w) const;
+  bool MayPreemptLonger(const Work& w) const;
+  void PreemptLonger(size_t i, const TypeInfo& type, int devices, std::vector<Undo>& undo,
+                     Reclaimed& tally);
 
   // ---- room on few nodes for a guaranteed claim (rubick_compact.cc) ------------------------
   using RoomPlan = std::vector<std::pair<int, int>>;  // (node, devices wanted free there)

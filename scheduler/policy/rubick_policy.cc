@@ -379,6 +379,7 @@ PolicyOutput RubickPolicy::Decide(const ClusterState& cluster, const std::vector
   engine.hetero = backfill_aware_ && options_.elastic_mixed_types;
   engine.rank_by_work = backfill_aware_ && options_.elastic_shortest_work_first;
   engine.preempt_last = backfill_aware_;
+  engine.preempt_longer = backfill_aware_ && options_.elastic_preempt_longer;
   if (backfill_aware_ && options_.elastic_compact_growth) {
     engine.growth_placement_floor = rubick::kGrowthPlacementFloor;
   }

@@ -215,6 +215,43 @@ void Engine::ReclaimDevices(size_t i, const TypeInfo& type, int devices, double 
       refused.push_back(*victim);
     }
   }
+  if (free_[type.name] < devices && MayPreemptLonger(work_[i])) {
+    PreemptLonger(i, type, devices, undo, tally);
+  }
+}
+
+// elastic: a pending best-effort job may preempt best-effort jobs that would still run far
+// longer than it (shortest remaining time first between jobs no SLA protects).
+bool Engine::MayPreemptLonger(const Work& w) const {
+  return engine_.preempt_longer && options_.preempt_best_effort && preempt_allowed_ &&
+         !w.running() && !w.was_running && w.s.elastic && !w.protected_sla;
+}
+
+// Preempts, lowest PreemptSlope first, best-effort jobs whose remaining time at their size is at
+// least kPreemptLongerFactor x (job i's run time on `devices` of `type` + a resize), until
+// `devices` are free or none is left. Each step is logged in `undo`.
+void Engine::PreemptLonger(size_t i, const TypeInfo& type, int devices, std::vector<Undo>& undo,
+                           Reclaimed& tally) {
+  const Work& w = work_[i];
+  const double run = w.work / std::max(CompactSpeed(w, type, devices), kEpsilon);
+  const double bound = kPreemptLongerFactor * (run + options_.resize_cost_s);
+  std::vector<size_t> refused;
+  while (free_[type.name] < devices) {
+    std::optional<size_t> victim = LowestSlope(
+        work_, running_elastic_, i, refused, [&](const Work& v) -> std::optional<double> {
+          if (!Preemptable(v) || !HoldsType(cluster_, v.s.allocation, type.name)) return {};
+          if (v.work / std::max(Speed(v, v.s.allocation), kEpsilon) < bound) return {};
+          return PreemptSlope(v);
+        });
+    if (!victim) return;
+    Fit none = Current(work_[*victim]);
+    none.allocation = Allocation{};
+    if (SetFit(*victim, none, undo)) {
+      ++tally.preempted;
+    } else {
+      refused.push_back(*victim);
+    }
+  }
 }
 
 // Loss of speed per CPU if the job gives one CPU per device back, ranked (Algorithm 1's slope for

@@ -86,6 +86,9 @@ void AddAblationAndLiveOptions(po::options_description& d) {
                   "elastic: rank by slope alone, as rubick does (ablation)")(
       "no-compact-growth", po::bool_switch(),
       "elastic: grant a growth whatever its placement gains, as rubick does (ablation)")(
+      "no-preempt-longer", po::bool_switch(),
+      "elastic: a waiting best-effort job never preempts a best-effort job that would run at "
+      "least twice as long (ablation)")(
       "no-mixed-types", po::bool_switch(),
       "elastic: keep each job on one device type, as rubick does (ablation)")(
       "no-preemption", po::bool_switch(),
@@ -126,6 +129,7 @@ void ApplySwitches(const po::variables_map& vm, Args& a) {
   a.policy_options.elastic_shortest_work_first = !vm["no-shortest-work-first"].as<bool>();
   a.policy_options.elastic_mixed_types = !vm["no-mixed-types"].as<bool>();
   a.policy_options.elastic_compact_growth = !vm["no-compact-growth"].as<bool>();
+  a.policy_options.elastic_preempt_longer = !vm["no-preempt-longer"].as<bool>();
   a.policy_options.preempt_best_effort = !vm["no-preemption"].as<bool>();
   a.options.record_timeline = !a.timeline_path.empty();
 }

@@ -73,6 +73,42 @@ TEST(Preemption, GuaranteedJobPreemptsTheLowestSlopeBestEffortJob) {
   }
 }
 
+// The FullNode, with a best-effort job s waiting for 1 device instead of g. a and b would run
+// 550,000 and 500,000 s more at their 2 devices (1e6 reference-device-seconds each); s runs
+// `s_runtime` s on one device. elastic preempts a job that would run at least twice as long as s
+// and a resize, the lowest preemption slope first (a); not when neither would, not with the rule
+// off, and rubick never preempts for a best-effort job.
+PolicyOutput ShortJobWaits(const char* policy, double s_runtime, bool preempt_longer = true) {
+  FullNode c;
+  c.jobs[2] = Job("s", 1, 1, 9000, 0.0);
+  c.jobs[2].expected_runtime_s = s_runtime;
+  PolicyOptions options;
+  options.elastic_preempt_longer = preempt_longer;
+  return (*MakePolicy(policy, options))->Decide(c.cluster, c.jobs, 10000);
+}
+
+TEST(Preemption, ElasticPreemptsABestEffortJobThatWouldRunFarLongerForAWaitingOne) {
+  PolicyOutput out = ShortJobWaits("elastic", 1000);
+  const Decision* a = Find(out, "a");
+  const Decision* s = Find(out, "s");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(Find(out, "b"), nullptr);
+  EXPECT_EQ(a->kind, DecisionKind::kPreempt);
+  EXPECT_NE(a->reason.find("preempted for s"), std::string::npos) << a->reason;
+  EXPECT_EQ(s->kind, DecisionKind::kStart);
+  EXPECT_NE(s->reason.find("1 preempted"), std::string::npos) << s->reason;
+
+  // The bound is 2 x (s's run + the 30 s resize) against a's 550,000 s left (b's 500,000).
+  PolicyOutput at_edge = ShortJobWaits("elastic", 274960);  // 549,980 s
+  const Decision* edge = Find(at_edge, "a");
+  ASSERT_NE(edge, nullptr);
+  EXPECT_EQ(edge->kind, DecisionKind::kPreempt);
+  EXPECT_EQ(Find(ShortJobWaits("elastic", 274980), "s"), nullptr);  // 550,020 s: neither
+  EXPECT_TRUE(ShortJobWaits("elastic", 1000, false).decisions.empty());
+  EXPECT_TRUE(ShortJobWaits("rubick", 1000).decisions.empty());
+}
+
 // Two 4-device nodes, both full: best-effort a (node 0) and b (node 1), linear, and guaranteed g
 // (communication-heavy, tenant quota 4, owed the speed of 4 packed devices). `g_spread`: g already
 // runs 2+2 over both nodes (as when it started best-effort over quota and was protected since).
