@@ -157,6 +157,7 @@ class Engine {
   void BySlope();
   void Consolidate();
   bool StartAtFloor(size_t i, bool below_minimum, const char* why);
+  bool StartOnSomeType(size_t i, bool below_minimum, const char* why);
   // `min_gain`: a running job's growth is placed only if the placement adds at least this much
   // speed per device (BySlope's floor; 0: any placement).
   bool Acquire(size_t i, const TypeInfo& type, int devices, double slope, bool below_minimum,

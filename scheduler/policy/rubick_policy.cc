@@ -49,8 +49,19 @@ double Engine::StarvationThreshold(const Work& w) const {
                   options_.elastic_starvation_slowdown * w.s.expected_runtime_s);
 }
 
-// Start a pending job at its minimum on the best type that works (types by speed).
+// Start a pending job at its minimum on the best type that works (types by speed). A job that
+// may preempt longer ones (MayPreemptLonger) tries every type without preempting first, as a
+// guaranteed job does (AdmitGuaranteed): a free slower type beats sending a job back to the queue.
 bool Engine::StartAtFloor(size_t i, bool below_minimum, const char* why) {
+  const bool allowed = preempt_allowed_;
+  preempt_allowed_ = false;
+  const bool started = StartOnSomeType(i, below_minimum, why);
+  preempt_allowed_ = allowed;
+  if (started || !MayPreemptLonger(work_[i])) return started;
+  return StartOnSomeType(i, below_minimum, why);
+}
+
+bool Engine::StartOnSomeType(size_t i, bool below_minimum, const char* why) {
   for (const TypeInfo& type : types_) {
     int floor = Floor(work_[i], type);
     if (floor > type.total) continue;

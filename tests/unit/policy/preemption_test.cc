@@ -77,9 +77,12 @@ TEST(Preemption, GuaranteedJobPreemptsTheLowestSlopeBestEffortJob) {
 // 550,000 and 500,000 s more at their 2 devices (1e6 reference-device-seconds each); s runs
 // `s_runtime` s on one device. elastic preempts a job that would run at least twice as long as s
 // and a resize, the lowest preemption slope first (a); not when neither would, not with the rule
-// off, and rubick never preempts for a best-effort job.
-PolicyOutput ShortJobWaits(const char* policy, double s_runtime, bool preempt_longer = true) {
+// off, not while another device type has a free device, and rubick never preempts for a
+// best-effort job.
+PolicyOutput ShortJobWaits(const char* policy, double s_runtime, bool preempt_longer = true,
+                           bool slower_node_free = false) {
   FullNode c;
+  if (slower_node_free) AddNodes(c.cluster, 1, 1, "slow", 0.5);
   c.jobs[2] = Job("s", 1, 1, 9000, 0.0);
   c.jobs[2].expected_runtime_s = s_runtime;
   PolicyOptions options;
@@ -107,6 +110,13 @@ TEST(Preemption, ElasticPreemptsABestEffortJobThatWouldRunFarLongerForAWaitingOn
   EXPECT_EQ(Find(ShortJobWaits("elastic", 274980), "s"), nullptr);  // 550,020 s: neither
   EXPECT_TRUE(ShortJobWaits("elastic", 1000, false).decisions.empty());
   EXPECT_TRUE(ShortJobWaits("rubick", 1000).decisions.empty());
+
+  // A free device of a slower type (node 1) starts s without preempting anyone.
+  PolicyOutput slower = ShortJobWaits("elastic", 1000, true, true);
+  ASSERT_NE(Find(slower, "s"), nullptr);
+  EXPECT_EQ(Find(slower, "s")->allocation, (Allocation{{1, 1}}));
+  EXPECT_EQ(Find(slower, "a"), nullptr);
+  EXPECT_EQ(Find(slower, "b"), nullptr);
 }
 
 // Two 4-device nodes, both full: best-effort a (node 0) and b (node 1), linear, and guaranteed g
