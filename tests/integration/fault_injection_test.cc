@@ -1,8 +1,13 @@
-// Faults injected into a real elastic job on a real 4-node cluster (issue 7): each ends with the
-// job finished and the parameters of an undisturbed run of the same config.
+// Faults injected into a real elastic job on a real 4-node cluster (issue 7; an elasticd that never
+// answers, security.md U28): each ends with the job finished and the parameters of an
+// undisturbed run of the same config.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <regex>
 #include <thread>
@@ -174,6 +179,36 @@ TEST_F(FaultInjection, AFullCheckpointFilesystemSkipsACheckpointAndTrainingGoesO
   // Checkpoints after the freed space were written again: the last one is the final step's.
   EXPECT_TRUE(std::filesystem::exists(ckpt / "ckpt-0000001500.elck"))
       << RunCommand("ls " + ShellQuote(ckpt.string())).output;
+}
+
+// elasticd hung: its socket takes connections and never answers. The supervisor gives up on each
+// request after its own 5 s deadline (docs/security.md, "client deadlines"; the CLI's 30 s is
+// tested with elasticd), says so once, and trains at the size Slurm gave it; the job ends with
+// the undisturbed run's parameters.
+TEST_F(FaultInjection, AnElasticdThatNeverAnswersCostsEachRequestFiveSecondsAndTrainingGoesOn) {
+  const std::string silent = (dir_.path() / "silent.sock").string();
+  const int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  struct Close {
+    int fd;
+    ~Close() { close(fd); }
+  } closer{listener};
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, silent.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(listener, 64), 0);  // never accepted: the kernel queues each connection
+  config_ = Config(dir_, "ckpt");
+  out_ = (dir_.path() / "job.out").string();
+  job_ = Submit("-N 1 --exclusive --elastic --elastic-est=4 -o " + out_ + " --wrap " +
+                ShellQuote("exec " + AgentPath() + " run --socket " + ShellQuote(silent) +
+                           " --config " + config_));
+
+  ASSERT_NO_FATAL_FAILURE(ExpectFinishedAsUndisturbed());
+  EXPECT_TRUE(Says("not registered with elasticd (elasticd at " + silent +
+                   " did not answer within 5000 ms); training at a fixed size meanwhile"))
+      << text_;
+  EXPECT_FALSE(Says("registered with elasticd: nodes")) << text_;
 }
 
 }  // namespace
