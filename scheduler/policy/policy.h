@@ -46,9 +46,10 @@ struct PolicyOptions {
   // elastic only: a growth is granted only where its placement gains nearly what it was ranked by
   // (rubick_engine.h, kGrowthPlacementFloor); false grants any gain, as rubick does (ablation).
   bool elastic_compact_growth = true;
-  // elastic only: a pending best-effort job may preempt best-effort jobs that would still run at
-  // least twice as long (rubick_engine.h, kPreemptLongerFactor); false: only guaranteed jobs
-  // preempt (ablation).
+  // elastic only: a pending job no SLA protects (best-effort, or guaranteed over its tenant's
+  // quota) may preempt best-effort jobs that would still run at least twice as long
+  // (rubick_engine.h, kPreemptLongerFactor); false: only protected guaranteed jobs preempt
+  // (ablation).
   bool elastic_preempt_longer = true;
   // rubick, elastic: a guaranteed job below its SLA may preempt best-effort jobs (Rubick §5);
   // false keeps every job at or above its minimum (ablation).

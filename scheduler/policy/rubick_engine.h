@@ -35,8 +35,8 @@ inline constexpr double kRankExponent = 0.5;
 // this share of its ranked gain waits (Consolidate re-places spread jobs). Why 0.9:
 // docs/evaluation.md, "elastic grows only where the placement pays".
 inline constexpr double kGrowthPlacementFloor = 0.9;
-// elastic: a pending best-effort job preempts a best-effort job only if that one would still run
-// at least this many times as long as the pending job's run and a resize.
+// elastic: a pending job no SLA protects preempts a best-effort job only if that one would still
+// run at least this many times as long as the pending job's run and a resize.
 inline constexpr double kPreemptLongerFactor = 2.0;
 
 struct TypeInfo {
@@ -137,7 +137,7 @@ struct EngineOptions {
   // elastic: a running job's growth is granted only where its placement gains at least this
   // share of the gain per device it was ranked by (0: any gain; rubick_policy.cc, BySlope).
   double growth_placement_floor = 0.0;
-  // elastic: a pending best-effort job may preempt best-effort jobs that would run far longer.
+  // elastic: a pending job no SLA protects may preempt best-effort jobs that would run far longer.
   bool preempt_longer = false;
 };
 

@@ -220,8 +220,9 @@ void Engine::ReclaimDevices(size_t i, const TypeInfo& type, int devices, double 
   }
 }
 
-// elastic: a pending best-effort job may preempt best-effort jobs that would still run far
-// longer than it (shortest remaining time first between jobs no SLA protects).
+// elastic: a pending job no SLA protects (best-effort, or guaranteed over its tenant's quota) may
+// preempt best-effort jobs that would still run far longer than it (shortest remaining time
+// first between jobs no SLA protects).
 bool Engine::MayPreemptLonger(const Work& w) const {
   return engine_.preempt_longer && options_.preempt_best_effort && preempt_allowed_ &&
          !w.running() && !w.was_running && w.s.elastic && !w.protected_sla;

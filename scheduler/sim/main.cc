@@ -87,8 +87,8 @@ void AddAblationAndLiveOptions(po::options_description& d) {
       "no-compact-growth", po::bool_switch(),
       "elastic: grant a growth whatever its placement gains, as rubick does (ablation)")(
       "no-preempt-longer", po::bool_switch(),
-      "elastic: a waiting best-effort job never preempts a best-effort job that would run at "
-      "least twice as long (ablation)")(
+      "elastic: a waiting job no SLA protects never preempts a best-effort job that would run "
+      "at least twice as long (ablation)")(
       "no-mixed-types", po::bool_switch(),
       "elastic: keep each job on one device type, as rubick does (ablation)")(
       "no-preemption", po::bool_switch(),
