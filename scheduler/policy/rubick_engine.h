@@ -183,7 +183,10 @@ class Engine {
   std::optional<size_t> LowestSlopeOverMin(const std::string& type, size_t grower,
                                            const std::vector<size_t>& refused) const;
   std::optional<size_t> LowestSlopePreemptable(const std::string& type, size_t grower,
-                                               const std::vector<size_t>& refused) const;
+                                               const std::vector<size_t>& refused,
+                                               double min_time_left = 0.0) const;
+  bool TakeFrom(size_t victim, const std::string& type, bool preempt, std::vector<Undo>& undo,
+                Reclaimed& tally);
   double ShrinkSlope(const Work& w) const;
   const ShrinkView& ShrinkViewOf(const Work& w) const;
   double LowestShrinkSlope(const TypeInfo& type) const;
@@ -300,7 +303,16 @@ class Engine {
   std::map<int, NodeAmounts> at_reservation_;
   long usable_ = 0;           // devices the head could use at the reservation (Usable, summed)
   std::vector<Holds> held_;   // per job: what it still holds at the reservation
-  bool preempt_allowed_ = true;  // off while a guaranteed job tries every type without it
+  bool preempt_allowed_ = true;
+  // Runs `attempt` with preemption off, then restores it: "every type without preemption first".
+  template <typename Attempt>
+  bool WithoutPreemption(Attempt attempt) {
+    const bool allowed = preempt_allowed_;
+    preempt_allowed_ = false;
+    const bool done = attempt();
+    preempt_allowed_ = allowed;
+    return done;
+  }  // off while a guaranteed job tries every type without it
 };
 
 }  // namespace elastic::policy::rubick

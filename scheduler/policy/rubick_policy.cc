@@ -53,10 +53,7 @@ double Engine::StarvationThreshold(const Work& w) const {
 // may preempt longer ones (MayPreemptLonger) tries every type without preempting first, as a
 // guaranteed job does (AdmitGuaranteed): a free slower type beats sending a job back to the queue.
 bool Engine::StartAtFloor(size_t i, bool below_minimum, const char* why) {
-  const bool allowed = preempt_allowed_;
-  preempt_allowed_ = false;
-  const bool started = StartOnSomeType(i, below_minimum, why);
-  preempt_allowed_ = allowed;
+  const bool started = WithoutPreemption([&] { return StartOnSomeType(i, below_minimum, why); });
   if (started || !MayPreemptLonger(work_[i])) return started;
   return StartOnSomeType(i, below_minimum, why);
 }
@@ -125,9 +122,7 @@ void Engine::Privileged() {
     bool within_quota = false;
     bool started = false;
     if (engine_.preempt_last) {  // every type without preemption first (see AdmitGuaranteed)
-      preempt_allowed_ = false;
-      started = AdmitGuaranteed(i, quota->second, within_quota);
-      preempt_allowed_ = true;
+      started = WithoutPreemption([&] { return AdmitGuaranteed(i, quota->second, within_quota); });
     }
     if (!started && (within_quota || !engine_.preempt_last)) {
       AdmitGuaranteed(i, quota->second, within_quota);

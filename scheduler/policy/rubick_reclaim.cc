@@ -170,11 +170,17 @@ std::optional<size_t> Engine::LowestSlopeOverMin(const std::string& type, size_t
 // (§5.3), holding devices of the type; lowest loss per device first, ties to the later
 // submission. Rigid jobs are never preempted: backfill-awareness promises them their start, and
 // a requeued rigid job would jump ahead of the head it was backfilled behind.
+// With `min_time_left` > 0, only jobs whose remaining time at their size is at least that.
 std::optional<size_t> Engine::LowestSlopePreemptable(const std::string& type, size_t grower,
-                                                     const std::vector<size_t>& refused) const {
+                                                     const std::vector<size_t>& refused,
+                                                     double min_time_left) const {
   return LowestSlope(work_, running_elastic_, grower, refused,
                      [&](const Work& w) -> std::optional<double> {
     if (!Preemptable(w) || !HoldsType(cluster_, w.s.allocation, type)) return {};
+    if (min_time_left > 0.0 &&
+        w.work / std::max(Speed(w, w.s.allocation), kEpsilon) < min_time_left) {
+      return {};
+    }
     return PreemptSlope(w);
   });
 }
@@ -206,14 +212,7 @@ void Engine::ReclaimDevices(size_t i, const TypeInfo& type, int devices, double 
     }
     if (!victim) break;
     if (!below_minimum && !(ShrinkSlope(work_[*victim]) < slope - kEpsilon)) break;
-    Fit smaller = Current(work_[*victim]);
-    smaller.allocation =
-        preempt ? Allocation{} : WithoutOne(smaller.allocation, cluster_, type.name);
-    if (SetFit(*victim, smaller, undo)) {
-      ++(preempt ? tally.preempted : tally.devices);
-    } else {
-      refused.push_back(*victim);
-    }
+    if (!TakeFrom(*victim, type.name, preempt, undo, tally)) refused.push_back(*victim);
   }
   if (free_[type.name] < devices && MayPreemptLonger(work_[i])) {
     PreemptLonger(i, type, devices, undo, tally);
@@ -238,21 +237,20 @@ void Engine::PreemptLonger(size_t i, const TypeInfo& type, int devices, std::vec
   const double bound = kPreemptLongerFactor * (run + options_.resize_cost_s);
   std::vector<size_t> refused;
   while (free_[type.name] < devices) {
-    std::optional<size_t> victim = LowestSlope(
-        work_, running_elastic_, i, refused, [&](const Work& v) -> std::optional<double> {
-          if (!Preemptable(v) || !HoldsType(cluster_, v.s.allocation, type.name)) return {};
-          if (v.work / std::max(Speed(v, v.s.allocation), kEpsilon) < bound) return {};
-          return PreemptSlope(v);
-        });
+    std::optional<size_t> victim = LowestSlopePreemptable(type.name, i, refused, bound);
     if (!victim) return;
-    Fit none = Current(work_[*victim]);
-    none.allocation = Allocation{};
-    if (SetFit(*victim, none, undo)) {
-      ++tally.preempted;
-    } else {
-      refused.push_back(*victim);
-    }
+    if (!TakeFrom(*victim, type.name, /*preempt=*/true, undo, tally)) refused.push_back(*victim);
   }
+}
+
+// Takes one device of `type` from `victim`, or all of them (`preempt`); false when SetFit refuses.
+bool Engine::TakeFrom(size_t victim, const std::string& type, bool preempt, std::vector<Undo>& undo,
+                      Reclaimed& tally) {
+  Fit smaller = Current(work_[victim]);
+  smaller.allocation = preempt ? Allocation{} : WithoutOne(smaller.allocation, cluster_, type);
+  if (!SetFit(victim, smaller, undo)) return false;
+  ++(preempt ? tally.preempted : tally.devices);
+  return true;
 }
 
 // Loss of speed per CPU if the job gives one CPU per device back, ranked (Algorithm 1's slope for
